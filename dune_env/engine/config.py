@@ -1,0 +1,139 @@
+"""Game configuration: player count, factions, variants (every [variant] of RULES.md), rewards.
+
+A `GameConfig` is validated at construction; every error names the field, the bad value and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from .constants import FACTION_NAMES, MAX_PLAYERS, MIN_PLAYERS, available_factions
+
+FACTION_MODES = ("random", "assigned", "draft")
+FACE_DANCER_MODES = ("dice", "spice")
+
+
+class ConfigError(ValueError):
+    """An invalid game configuration."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that defines a game before the seed.
+
+    Attributes:
+        num_players: 3 to 8 (SETUP-5).
+        faction_mode: "random" (factions drawn by the seeded generator from those available),
+            "assigned" (`factions` gives one per seat) or "draft" (players choose, SETUP-5).
+        factions: with faction_mode="assigned", the faction id of each seat, clockwise.
+        region_die_west_faces: CL-1 [variant]: the region-die sectors that show W; the rest
+            show E.  Default (1, 4).
+        strict_control: CL-3 [variant]: control also requires that no other faction (other
+            than the ally, for an alliance victory) is present.  Default False.
+        desert_landing: CL-6 [variant]: allow landing into desert regions.  Default False.
+        face_dancers: TLX-4 [variant]: "dice" (unused faction dice) or "spice" (1 spice each).
+        win_reward, loss_reward: CL-4 rewards (END-7).
+        skip_forced_decisions: apply decisions that have exactly one legal option without
+            asking (RULES.md §9 allows it).  Default True.
+        record_events: keep the structured event log (slower when on).  Default True.
+    """
+
+    num_players: int = 5
+    faction_mode: str = "random"
+    factions: tuple[int, ...] | None = None
+    region_die_west_faces: tuple[int, ...] = (1, 4)
+    strict_control: bool = False
+    desert_landing: bool = False
+    face_dancers: str = "dice"
+    win_reward: float = 1.0
+    loss_reward: float = -1.0
+    skip_forced_decisions: bool = True
+    record_events: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int):
+            raise ConfigError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise ConfigError(
+                f"num_players={self.num_players} is not allowed: the game is for "
+                f"{MIN_PLAYERS} to {MAX_PLAYERS} players"
+            )
+        allowed = available_factions(self.num_players)
+        allowed_text = ", ".join(f"{f}={FACTION_NAMES[f]}" for f in allowed)
+        if self.faction_mode not in FACTION_MODES:
+            raise ConfigError(
+                f"faction_mode={self.faction_mode!r} is unknown; use one of {FACTION_MODES}"
+            )
+        if self.faction_mode == "assigned":
+            if self.factions is None:
+                raise ConfigError("faction_mode='assigned' needs factions: one id per seat")
+            facs = tuple(self.factions)
+            object.__setattr__(self, "factions", facs)
+            if len(facs) != self.num_players:
+                raise ConfigError(
+                    f"factions has {len(facs)} entries but num_players={self.num_players}"
+                )
+            for f in facs:
+                if isinstance(f, bool) or not isinstance(f, int) or f not in allowed:
+                    raise ConfigError(
+                        f"faction {f!r} is not available with {self.num_players} players; "
+                        f"allowed: {allowed_text}"
+                    )
+            if len(set(facs)) != len(facs):
+                raise ConfigError(f"factions {facs} names a faction twice; each at most once")
+        elif self.factions is not None:
+            raise ConfigError(
+                f"factions is given but faction_mode={self.faction_mode!r}; "
+                "set faction_mode='assigned' to use it"
+            )
+        west = tuple(self.region_die_west_faces)
+        object.__setattr__(self, "region_die_west_faces", west)
+        if any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 6 for s in west):
+            raise ConfigError(
+                f"region_die_west_faces={west} must list sectors from 1 to 6 (CL-1)"
+            )
+        if len(set(west)) != len(west):
+            raise ConfigError(f"region_die_west_faces={west} repeats a sector")
+        for name in ("strict_control", "desert_landing", "skip_forced_decisions", "record_events"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        if self.face_dancers not in FACE_DANCER_MODES:
+            raise ConfigError(
+                f"face_dancers={self.face_dancers!r} is unknown; use one of {FACE_DANCER_MODES}"
+            )
+        for name in ("win_reward", "loss_reward"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"{name} must be a number, not {value!r}")
+
+    @property
+    def alliances_allowed(self) -> bool:
+        """ALLY-1."""
+        return self.num_players >= 5
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("factions", "region_die_west_faces"):
+            if data[key] is not None:
+                data[key] = list(data[key])
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(
+                f"unknown configuration key(s) {sorted(unknown)}; known keys: {sorted(known)}"
+            )
+        kwargs = dict(data)
+        for key in ("factions", "region_die_west_faces"):
+            if kwargs.get(key) is not None:
+                kwargs[key] = tuple(kwargs[key])
+        return cls(**kwargs)
+
+    @classmethod
+    def known_keys(cls) -> list[str]:
+        return [f.name for f in fields(cls)]

@@ -1,0 +1,76 @@
+"""The engine's machinery: step runners, decision handlers, chance and events.
+
+Each step module registers
+- a *runner* per phase: it either poses the pending decision (`ask`) or moves the phase on;
+  runners are idempotent, set-up work happens in the transition that enters a phase;
+- a (legal options, apply) pair per decision kind: the one legality function used both for the
+  legal mask and for checking an applied option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .constants import NO_ONE
+from .decisions import DecisionKind
+from .state import GameState, Phase
+
+RunFn = Callable[[GameState], None]
+LegalFn = Callable[[GameState], list[int]]
+ApplyFn = Callable[[GameState, int], None]
+
+RUNNERS: dict[int, RunFn] = {}
+LEGAL: dict[int, LegalFn] = {}
+APPLY: dict[int, ApplyFn] = {}
+
+
+def runner(*phases: Phase) -> Callable[[RunFn], RunFn]:
+    def register(fn: RunFn) -> RunFn:
+        for phase in phases:
+            if phase in RUNNERS:
+                raise AssertionError(f"two runners for {phase.name}")
+            RUNNERS[phase] = fn
+        return fn
+
+    return register
+
+
+def decision(kind: DecisionKind, legal: LegalFn) -> Callable[[ApplyFn], ApplyFn]:
+    def register(fn: ApplyFn) -> ApplyFn:
+        if kind in APPLY:
+            raise AssertionError(f"two handlers for {kind.name}")
+        LEGAL[kind] = legal
+        APPLY[kind] = fn
+        return fn
+
+    return register
+
+
+def ask(state: GameState, kind: DecisionKind, seat: int) -> None:
+    state.pending_kind = int(kind)
+    state.pending_seat = seat
+
+
+def ask_faction(state: GameState, kind: DecisionKind, faction: int) -> None:
+    ask(state, kind, state.faction_seat[faction])
+
+
+def emit(state: GameState, *event: int) -> None:
+    if state.config.record_events:
+        state.events.append(tuple(int(x) for x in event))
+
+
+def draw(state: GameState, n: int) -> int:
+    """One chance outcome in [0, n), recorded next to the decision it follows."""
+    value = state.rng.below(n)
+    state.history[-1].append(value)
+    return value
+
+
+def goto(state: GameState, phase: Phase) -> None:
+    state.phase = int(phase)
+
+
+def clear_pending(state: GameState) -> None:
+    state.pending_kind = NO_ONE
+    state.pending_seat = NO_ONE

@@ -1,0 +1,127 @@
+"""The map of Arrakis as data (MAP-1, MAP-2; CL-2: reconstructed, replaceable).
+
+A different map can be supplied by building another `GameMap` and passing it in the
+configuration; nothing else in the engine names a region.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Region:
+    """Region indices of the default map (MAP-1 table order)."""
+
+    CIELAGO_PLAIN = 0
+    GREAT_FLAT = 1
+    HABBANYA_SIETCH = 2
+    SIETCH_TABR = 3
+    CARTHAG = 4
+    BROKEN_LAND = 5
+    ARRAKEEN = 6
+    MINOR_ERG = 7
+    TUEKS_SIETCH = 8
+    POLAR_CAP = 9
+
+
+NUM_SECTORS = 6
+
+
+@dataclass(frozen=True)
+class GameMap:
+    """Regions with their sector, flags and adjacency.  Sector 0 means "in no sector"."""
+
+    names: tuple[str, ...]
+    sectors: tuple[int, ...]
+    strategic: tuple[bool, ...]
+    desert: tuple[bool, ...]
+    adjacency: tuple[frozenset[int], ...]
+    polar_cap: int
+
+    def __post_init__(self) -> None:
+        n = len(self.names)
+        for field_name in ("sectors", "strategic", "desert", "adjacency"):
+            if len(getattr(self, field_name)) != n:
+                raise ValueError(f"GameMap.{field_name} must have one entry per region ({n})")
+        for a, neighbours in enumerate(self.adjacency):
+            for b in neighbours:
+                if a not in self.adjacency[b]:
+                    raise ValueError(
+                        f"GameMap adjacency must be symmetric: {self.names[a]} lists "
+                        f"{self.names[b]} but not the reverse"
+                    )
+        if self.sectors[self.polar_cap] != 0:
+            raise ValueError("the Polar Cap must lie in no storm sector (sector 0)")
+
+    @property
+    def num_regions(self) -> int:
+        return len(self.names)
+
+    def regions_in_sector(self, sector: int) -> tuple[int, ...]:
+        return tuple(r for r, s in enumerate(self.sectors) if s == sector)
+
+    @property
+    def strategic_regions(self) -> tuple[int, ...]:
+        return tuple(r for r, s in enumerate(self.strategic) if s)
+
+    @property
+    def non_strategic_sector_regions(self) -> tuple[int, ...]:
+        """Non-strategic regions other than the Polar Cap (ATR-0, HAR-0, FRE-0)."""
+        return tuple(
+            r for r in range(self.num_regions) if not self.strategic[r] and r != self.polar_cap
+        )
+
+
+def _adjacency(pairs: list[tuple[int, int]], n: int) -> tuple[frozenset[int], ...]:
+    table: list[set[int]] = [set() for _ in range(n)]
+    for a, b in pairs:
+        table[a].add(b)
+        table[b].add(a)
+    return tuple(frozenset(s) for s in table)
+
+
+R = Region
+_PAIRS = [
+    # MAP-2, each border once.
+    (R.POLAR_CAP, R.CIELAGO_PLAIN),
+    (R.POLAR_CAP, R.GREAT_FLAT),
+    (R.POLAR_CAP, R.SIETCH_TABR),
+    (R.POLAR_CAP, R.CARTHAG),
+    (R.POLAR_CAP, R.ARRAKEEN),
+    (R.POLAR_CAP, R.MINOR_ERG),
+    (R.CIELAGO_PLAIN, R.GREAT_FLAT),
+    (R.CIELAGO_PLAIN, R.HABBANYA_SIETCH),
+    (R.CIELAGO_PLAIN, R.MINOR_ERG),
+    (R.CIELAGO_PLAIN, R.TUEKS_SIETCH),
+    (R.GREAT_FLAT, R.HABBANYA_SIETCH),
+    (R.GREAT_FLAT, R.SIETCH_TABR),
+    (R.HABBANYA_SIETCH, R.SIETCH_TABR),
+    (R.SIETCH_TABR, R.CARTHAG),
+    (R.SIETCH_TABR, R.BROKEN_LAND),
+    (R.CARTHAG, R.BROKEN_LAND),
+    (R.CARTHAG, R.ARRAKEEN),
+    (R.BROKEN_LAND, R.ARRAKEEN),
+    (R.ARRAKEEN, R.MINOR_ERG),
+    (R.ARRAKEEN, R.TUEKS_SIETCH),
+    (R.MINOR_ERG, R.TUEKS_SIETCH),
+]
+
+DEFAULT_MAP = GameMap(
+    names=(
+        "Cielago Plain",
+        "Great Flat",
+        "Habbanya Sietch",
+        "Sietch Tabr",
+        "Carthag",
+        "Broken Land",
+        "Arrakeen",
+        "Minor Erg",
+        "Tuek's Sietch",
+        "Polar Cap",
+    ),
+    sectors=(1, 2, 2, 3, 4, 4, 5, 6, 6, 0),
+    strategic=(False, False, True, True, True, False, True, False, True, False),
+    desert=(True, True, True, True, False, True, False, False, False, False),
+    adjacency=_adjacency(_PAIRS, 10),
+    polar_cap=R.POLAR_CAP,
+)

@@ -1,0 +1,412 @@
+"""Step 7, Battle (BATTLE-1..7, ATR-1, ATR-3, HAR-2, GLD-3, TLX-4, TLX-5)."""
+
+from __future__ import annotations
+
+from ..constants import (
+    CARD,
+    FACTION_DICE,
+    FACTION_DIE_SYMBOLS,
+    NO_ONE,
+    NUM_FACTIONS,
+    NUM_UNIT_TYPES,
+    RESERVE,
+    Faction,
+    Token,
+    UnitType,
+    leaders_strength,
+    unit_strength,
+)
+from ..core import ask, ask_faction, decision, emit, goto, runner
+from ..decisions import (
+    BID_DONE,
+    BID_LEADER_BASE,
+    DecisionKind,
+    bid_leader_option,
+    decode_unit,
+    unit_option,
+)
+from ..events import EventKind
+from ..queries import (
+    POLAR,
+    REGIONS,
+    factions_in,
+    in_storm,
+    is_enemy,
+    present,
+    seat_order_ccw,
+    spendable,
+    spend,
+)
+from ..state import GameState, Phase, uidx
+from .recruit import ghola_possible
+
+ATTACKER, DEFENDER = 0, 1
+
+
+def battle_regions(state: GameState) -> list[int]:
+    """BATTLE-1: regions (not the Polar Cap, not the storm) where the active player's units
+    share the region with an enemy's."""
+    active = state.active_faction
+    return [
+        r
+        for r in REGIONS
+        if r != POLAR
+        and not in_storm(state, r)
+        and present(state, active, r)
+        and any(is_enemy(state, f) for f in factions_in(state, r))
+    ]
+
+
+def begin_battles(state: GameState) -> None:
+    goto(state, Phase.BATTLE_SELECT)
+
+
+@runner(Phase.BATTLE_SELECT)
+def run_select(state: GameState) -> None:
+    if battle_regions(state):
+        ask(state, DecisionKind.BATTLE_ORDER, state.active_seat)
+    else:
+        goto(state, Phase.PROPERTY)
+
+
+@decision(DecisionKind.BATTLE_ORDER, battle_regions)
+def apply_order(state: GameState, option: int) -> None:
+    state.battle_region = option
+    state.battle_defender = defender_of(state, option)
+    state.battle_fortress_stage = 0
+    state.face_dancer_done = False
+    state.ghola_declined = False
+    state.lent = [False] * NUM_FACTIONS
+    state.bid_units = [[0] * (NUM_FACTIONS * NUM_UNIT_TYPES) for _ in (0, 1)]
+    state.bid_leaders = [[0] * NUM_FACTIONS for _ in (0, 1)]
+    emit(state, EventKind.BATTLE_START, option, state.active_faction, state.battle_defender)
+    goto(state, Phase.BATTLE_GHOLA)
+
+
+def defender_of(state: GameState, region: int) -> int:
+    """BATTLE-2: the enemy present that most recently finished its turn (nearest ccw)."""
+    for seat in seat_order_ccw(state, state.active_seat):
+        faction = state.seat_faction[seat]
+        if is_enemy(state, faction) and present(state, faction, region):
+            return faction
+    return NO_ONE
+
+
+def _end_battle(state: GameState) -> None:
+    state.battle_region = NO_ONE
+    state.battle_defender = NO_ONE
+    state.lend_queue = []
+    goto(state, Phase.BATTLE_SELECT)
+
+
+# --- TLX-5 before each battle ---------------------------------------------------------------
+
+
+@runner(Phase.BATTLE_GHOLA)
+def run_battle_ghola(state: GameState) -> None:
+    if ghola_possible(state):
+        ask(state, DecisionKind.GHOLA, state.active_seat)
+    else:
+        goto(state, Phase.BATTLE_FORTRESS)
+
+
+# --- BATTLE-3 / HAR-2 -----------------------------------------------------------------------
+
+
+@runner(Phase.BATTLE_FORTRESS)
+def run_fortress(state: GameState) -> None:
+    region = state.battle_region
+    if state.region_token[region] != Token.FORTRESS or state.battle_fortress_stage == 2:
+        goto(state, Phase.BATTLE_FACE_DANCERS)
+    elif state.active_faction == Faction.HARKONNEN and state.battle_fortress_stage == 0:
+        ask(state, DecisionKind.INFILTRATION, state.active_seat)
+    else:
+        ask(state, DecisionKind.FORTRESS_VICTIM, state.active_seat)
+
+
+def legal_infiltration(state: GameState) -> list[int]:
+    return [0, 1]
+
+
+@decision(DecisionKind.INFILTRATION, legal_infiltration)
+def apply_infiltration(state: GameState, option: int) -> None:
+    if option:
+        state.battle_fortress_stage = 2
+        emit(state, EventKind.INFILTRATION, state.battle_region)
+    else:
+        state.battle_fortress_stage = 1
+
+
+def attacker_side(state: GameState) -> list[int]:
+    return [f for f in (state.active_faction, state.ally) if f != NO_ONE]
+
+
+def legal_victim(state: GameState) -> list[int]:
+    """BATTLE-3: one attacking unit, the active player's or the ally's."""
+    region = state.battle_region
+    options = []
+    for faction in attacker_side(state):
+        for unit_type in range(NUM_UNIT_TYPES):
+            if state.units[faction][uidx(region, unit_type)] > 0:
+                options.append(faction * NUM_UNIT_TYPES + unit_type)
+    return sorted(options)
+
+
+@decision(DecisionKind.FORTRESS_VICTIM, legal_victim)
+def apply_victim(state: GameState, option: int) -> None:
+    region = state.battle_region
+    faction, unit_type = divmod(option, NUM_UNIT_TYPES)
+    state.move_units(faction, unit_type, region, RESERVE)
+    state.region_token[region] = NO_ONE
+    state.token_supply[Token.FORTRESS] += 1
+    state.battle_fortress_stage = 2
+    emit(state, EventKind.FORTRESS, region, faction, unit_type)
+    if not present(state, state.active_faction, region):
+        _end_battle(state)  # the fortress took the last attacking unit: no battle is left
+
+
+# --- TLX-4 face dancers ------------------------------------------------------------------------
+
+
+def _face_dancer_dice(state: GameState, faction: int) -> list[int]:
+    return [
+        d
+        for d in FACTION_DICE
+        if not state.dice_used[d] and FACTION_DIE_SYMBOLS[state.dice_faces[d]] == faction
+    ]
+
+
+def legal_face_dancer(state: GameState) -> list[int]:
+    region = state.battle_region
+    tleilax = Faction.TLEILAX
+    options = [0]
+    if state.units[tleilax][uidx(RESERVE, UnitType.REGULAR)] == 0:
+        return options
+    by_spice = state.config.face_dancers == "spice"
+    if by_spice and spendable(state) < 1:
+        return options
+    for faction in factions_in(state, region):
+        if not is_enemy(state, faction):
+            continue
+        if not by_spice and not _face_dancer_dice(state, faction):
+            continue
+        for unit_type in range(NUM_UNIT_TYPES):
+            if state.units[faction][uidx(region, unit_type)] > 0:
+                options.append(unit_option(faction, unit_type))
+    return options
+
+
+@runner(Phase.BATTLE_FACE_DANCERS)
+def run_face_dancers(state: GameState) -> None:
+    if (
+        state.active_faction == Faction.TLEILAX
+        and not state.face_dancer_done
+        and len(legal_face_dancer(state)) > 1
+    ):
+        ask(state, DecisionKind.FACE_DANCER, state.active_seat)
+    else:
+        begin_lending(state)
+
+
+@decision(DecisionKind.FACE_DANCER, legal_face_dancer)
+def apply_face_dancer(state: GameState, option: int) -> None:
+    region = state.battle_region
+    if option == 0:
+        state.face_dancer_done = True
+        return
+    faction, unit_type = decode_unit(option)
+    if state.config.face_dancers == "spice":
+        spend(state, 1)
+    else:
+        state.dice_used[_face_dancer_dice(state, faction)[0]] = True  # each die once
+    state.move_units(faction, unit_type, region, RESERVE)
+    state.move_units(Faction.TLEILAX, UnitType.REGULAR, RESERVE, region)
+    emit(state, EventKind.FACE_DANCER, region, faction, unit_type)
+
+
+# --- BATTLE-4 leaders lent ----------------------------------------------------------------------
+
+
+def defender_side(state: GameState) -> list[int]:
+    """BATTLE-2: every enemy present fights on the defender's side."""
+    return [f for f in factions_in(state, state.battle_region) if is_enemy(state, f)]
+
+
+def begin_lending(state: GameState) -> None:
+    region = state.battle_region
+    if not any(is_enemy(state, f) for f in factions_in(state, region)):
+        _end_battle(state)  # face dancers replaced every enemy: nothing left to fight
+        return
+    state.battle_defender = defender_of(state, region)
+    queue = []
+    ally = state.ally
+    if ally != NO_ONE and state.leaders[ally][0] > 0:
+        queue.append(ally)  # may lend even with no units in the region
+    helpers = set(defender_side(state)) - {state.battle_defender}
+    for seat in seat_order_ccw(state, state.active_seat):
+        faction = state.seat_faction[seat]
+        if faction in helpers and state.leaders[faction][0] > 0:
+            queue.append(faction)
+    state.lend_queue = queue
+    goto(state, Phase.BATTLE_LEND)
+
+
+@runner(Phase.BATTLE_LEND)
+def run_lend(state: GameState) -> None:
+    if state.lend_queue:
+        ask_faction(state, DecisionKind.LEND_LEADER, state.lend_queue[0])
+    else:
+        goto(state, Phase.BATTLE_BID_ATTACKER)
+
+
+def legal_lend(state: GameState) -> list[int]:
+    return [0, 1]
+
+
+@decision(DecisionKind.LEND_LEADER, legal_lend)
+def apply_lend(state: GameState, option: int) -> None:
+    faction = state.lend_queue.pop(0)
+    state.lent[faction] = bool(option)
+    emit(state, EventKind.LEND, faction, option)
+
+
+# --- BATTLE-5 hidden bids ---------------------------------------------------------------------
+
+
+def _side(state: GameState) -> int:
+    return ATTACKER if state.phase == Phase.BATTLE_BID_ATTACKER else DEFENDER
+
+
+def side_factions(state: GameState, side: int) -> list[int]:
+    return attacker_side(state) if side == ATTACKER else defender_side(state)
+
+
+def side_leader_owners(state: GameState, side: int) -> list[int]:
+    """Leaders a side may commit: its decider's own and those lent to it (BATTLE-4)."""
+    owner = state.active_faction if side == ATTACKER else state.battle_defender
+    owners = [owner]
+    for faction in (attacker_side(state) if side == ATTACKER else defender_side(state)):
+        if faction != owner and state.lent[faction]:
+            owners.append(faction)
+    if side == ATTACKER and state.ally != NO_ONE and state.lent[state.ally]:
+        if state.ally not in owners:
+            owners.append(state.ally)
+    return owners
+
+
+def legal_bid(state: GameState) -> list[int]:
+    """Depends only on this side's pieces and this side's own bid so far: the other side's
+    bid is never read (BATTLE-5)."""
+    side = _side(state)
+    region = state.battle_region
+    bid_units = state.bid_units[side]
+    bid_leaders = state.bid_leaders[side]
+    options = [BID_DONE]
+    for faction in side_factions(state, side):
+        units = state.units[faction]
+        for unit_type in range(NUM_UNIT_TYPES):
+            if bid_units[faction * NUM_UNIT_TYPES + unit_type] < units[uidx(region, unit_type)]:
+                options.append(unit_option(faction, unit_type))
+    for faction in side_leader_owners(state, side):
+        if bid_leaders[faction] < state.leaders[faction][0]:
+            options.append(bid_leader_option(faction))
+    return sorted(options)
+
+
+@runner(Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
+def run_bid(state: GameState) -> None:
+    if _side(state) == ATTACKER:
+        ask(state, DecisionKind.BID, state.active_seat)
+    else:
+        ask_faction(state, DecisionKind.BID, state.battle_defender)
+
+
+@decision(DecisionKind.BID, legal_bid)
+def apply_bid(state: GameState, option: int) -> None:
+    side = _side(state)
+    if option == BID_DONE:
+        if side == ATTACKER:
+            goto(state, Phase.BATTLE_BID_DEFENDER)
+        else:
+            resolve_battle(state)
+        return
+    if option >= BID_LEADER_BASE:
+        state.bid_leaders[side][option - BID_LEADER_BASE] += 1
+    else:
+        faction, unit_type = decode_unit(option)
+        state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type] += 1
+
+
+def bid_strength(state: GameState, side: int) -> int:
+    """BATTLE-6: committed units (DEF-8) plus committed leaders (ATR-1)."""
+    total = 0
+    for i, n in enumerate(state.bid_units[side]):
+        if n:
+            total += n * unit_strength(i // NUM_UNIT_TYPES, i % NUM_UNIT_TYPES)
+    for faction, n in enumerate(state.bid_leaders[side]):
+        total += leaders_strength(faction, n)
+    return total
+
+
+def resolve_battle(state: GameState) -> None:
+    """BATTLE-6/7 with ATR-3 (honourable duel) and GLD-3 (evacuation)."""
+    region = state.battle_region
+    strengths = (bid_strength(state, ATTACKER), bid_strength(state, DEFENDER))
+    winner = ATTACKER if strengths[ATTACKER] > strengths[DEFENDER] else DEFENDER
+    for side in (ATTACKER, DEFENDER):
+        emit(
+            state,
+            EventKind.BATTLE_BIDS,
+            side,
+            strengths[side],
+            *state.bid_units[side],
+            *state.bid_leaders[side],
+        )
+    emit(state, EventKind.BATTLE_RESULT, region, strengths[0], strengths[1], winner)
+    both_leaders = sum(state.bid_leaders[ATTACKER]) > 0 and sum(state.bid_leaders[DEFENDER]) > 0
+    sides = (attacker_side(state), defender_side(state))
+    for side in (ATTACKER, DEFENDER):
+        won = side == winner
+        duel_factions = set()
+        if won and both_leaders:  # ATR-3
+            factions = sides[side]
+            if Faction.ATREIDES in factions:
+                duel_factions.add(int(Faction.ATREIDES))
+                if side == ATTACKER and state.ally == Faction.ATREIDES:
+                    duel_factions.add(state.active_faction)
+            elif side == ATTACKER and state.ally == Faction.ATREIDES:
+                duel_factions.add(state.active_faction)  # the Atreides ally lent its leader
+        for faction in sides[side]:
+            for unit_type in range(NUM_UNIT_TYPES):
+                committed = state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type]
+                if committed:
+                    dest = CARD if faction in duel_factions else RESERVE
+                    state.move_units(faction, unit_type, region, dest, committed)
+                    emit(state, EventKind.LOSS, faction, region, unit_type, committed, dest)
+                if not won:
+                    rest = state.units[faction][uidx(region, unit_type)]
+                    if rest:
+                        dest = CARD if faction == Faction.GUILD else RESERVE  # GLD-3
+                        state.move_units(faction, unit_type, region, dest, rest)
+                        emit(state, EventKind.LOSS, faction, region, unit_type, rest, dest)
+        for faction, n in enumerate(state.bid_leaders[side]):
+            if n:
+                state.leaders[faction][0] -= n
+                state.leaders[faction][1] += n
+                emit(state, EventKind.LEADER_LOST, faction, n)
+    state.last_battle = [
+        region,
+        state.active_faction,
+        state.battle_defender,
+        strengths[0],
+        strengths[1],
+        winner,
+        *state.bid_units[ATTACKER],
+        *state.bid_units[DEFENDER],
+        *state.bid_leaders[ATTACKER],
+        *state.bid_leaders[DEFENDER],
+    ]
+    state.bid_units = [[0] * (NUM_FACTIONS * NUM_UNIT_TYPES) for _ in (0, 1)]
+    state.bid_leaders = [[0] * NUM_FACTIONS for _ in (0, 1)]
+    state.lent = [False] * NUM_FACTIONS
+    _end_battle(state)

@@ -1,0 +1,83 @@
+"""Step 4, Kanly (KANLY-1..5, BG-3, FRE-2)."""
+
+from __future__ import annotations
+
+from ..constants import NO_ONE, NUM_FACTIONS, NUM_UNIT_TYPES, RESERVE, Die, Faction, KanlyFace
+from ..core import ask, decision, emit, goto, runner
+from ..decisions import (
+    KANLY_NONE,
+    KANLY_TAKE,
+    DecisionKind,
+    decode_kanly_kill,
+    kanly_kill_option,
+)
+from ..events import EventKind
+from ..queries import REGIONS, in_storm, is_enemy
+from ..state import GameState, Phase, uidx
+
+_KILL_FACES = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
+
+
+def _protected(state: GameState, face: int, faction: int) -> bool:
+    """KANLY-3: Poison spares the Snooper's holder and the Bene Gesserit (BG-3); Crysknife
+    spares the Shield's holder and the Fremen (FRE-2)."""
+    if face == KanlyFace.POISON:
+        return faction == state.snooper_holder or faction == Faction.BENE_GESSERIT
+    if face == KanlyFace.CRYSKNIFE:
+        return faction == state.shield_holder or faction == Faction.FREMEN
+    return False
+
+
+def legal_kanly(state: GameState) -> list[int]:
+    face = state.dice_faces[Die.KANLY]
+    active = state.active_faction
+    options = [KANLY_NONE]
+    if face in _KILL_FACES:
+        for region in REGIONS:
+            if in_storm(state, region):  # KANLY-2
+                continue
+            for faction in range(NUM_FACTIONS):
+                if not is_enemy(state, faction) or _protected(state, face, faction):
+                    continue
+                units = state.units[faction]
+                for unit_type in range(NUM_UNIT_TYPES):
+                    if units[uidx(region, unit_type)] > 0:
+                        options.append(kanly_kill_option(region, faction, unit_type))
+    elif face == KanlyFace.SNOOPER:
+        if state.snooper_holder != active:
+            options.append(KANLY_TAKE)
+    elif face == KanlyFace.SHIELD:
+        if state.shield_holder != active:
+            options.append(KANLY_TAKE)
+    elif state.thumpers[active] == 0 and state.thumper_supply > 0:  # KANLY-5
+        options.append(KANLY_TAKE)
+    return options
+
+
+@runner(Phase.KANLY)
+def run_kanly(state: GameState) -> None:
+    if len(legal_kanly(state)) > 1:
+        ask(state, DecisionKind.KANLY, state.active_seat)
+    else:
+        goto(state, Phase.LAND_START)
+
+
+@decision(DecisionKind.KANLY, legal_kanly)
+def apply_kanly(state: GameState, option: int) -> None:
+    face = state.dice_faces[Die.KANLY]
+    active = state.active_faction
+    if option == KANLY_TAKE:
+        if face == KanlyFace.SNOOPER:  # KANLY-4
+            previous, state.snooper_holder = state.snooper_holder, active
+        elif face == KanlyFace.SHIELD:
+            previous, state.shield_holder = state.shield_holder, active
+        else:  # KANLY-5
+            previous = NO_ONE
+            state.thumper_supply -= 1
+            state.thumpers[active] += 1
+        emit(state, EventKind.KANLY_TAKE, face, active, previous)
+    elif option != KANLY_NONE:  # KANLY-1: to its owner's reserve
+        region, faction, unit_type = decode_kanly_kill(option)
+        state.move_units(faction, unit_type, region, RESERVE)
+        emit(state, EventKind.KANLY_KILL, face, region, faction, unit_type)
+    goto(state, Phase.LAND_START)

@@ -1,0 +1,100 @@
+"""Step 6, Movement (MOVE-1..4, PROP-4, FRE-3, SMG-2)."""
+
+from __future__ import annotations
+
+from ..constants import NUM_UNIT_TYPES, Die, Faction, Token
+from ..core import ask, ask_faction, decision, emit, goto, runner
+from ..decisions import DecisionKind, decode_move, move_option
+from ..events import EventKind
+from ..queries import MAP, POLAR, REGIONS, in_storm, occupied, spice_die_is_worm
+from ..state import GameState, Phase, uidx
+from .battle import begin_battles
+
+
+def die_sector(state: GameState) -> int:
+    return state.dice_faces[Die.REGION] + 1
+
+
+def running_rat_allowed(state: GameState) -> bool:
+    """SMG-2 / CL-12: for the Smugglers' turn and for an active player allied with them."""
+    return state.active_faction == Faction.SMUGGLERS or state.ally == Faction.SMUGGLERS
+
+
+def legal_target(state: GameState) -> list[int]:
+    """MOVE-1: a region of the die's sector or the Polar Cap, never in the storm; SMG-2: any
+    unoccupied region out of the storm."""
+    options = {r for r in MAP.regions_in_sector(die_sector(state)) if not in_storm(state, r)}
+    options.add(POLAR)
+    if running_rat_allowed(state):
+        options.update(r for r in REGIONS if not in_storm(state, r) and not occupied(state, r))
+    return sorted(options)
+
+
+@runner(Phase.MOVE_TARGET)
+def run_target(state: GameState) -> None:
+    ask(state, DecisionKind.MOVE_TARGET, state.active_seat)
+
+
+@decision(DecisionKind.MOVE_TARGET, legal_target)
+def apply_target(state: GameState, option: int) -> None:
+    state.target = option
+    emit(state, EventKind.TARGET, option)
+    goto(state, Phase.MOVE_ACTIVE)
+
+
+def _mover(state: GameState) -> int:
+    return state.active_faction if state.phase == Phase.MOVE_ACTIVE else state.ally
+
+
+def can_move_from(state: GameState, faction: int, region: int) -> bool:
+    """MOVE-2/4, PROP-4, FRE-3: adjacent, an ornithopter, or worm riding; never the storm."""
+    target = state.target
+    if region == target or in_storm(state, region):
+        return False
+    if region in MAP.adjacency[target] or state.region_token[region] == Token.ORNITHOPTER:
+        return True
+    return faction == Faction.FREMEN and spice_die_is_worm(state)
+
+
+def legal_move(state: GameState) -> list[int]:
+    faction = _mover(state)
+    units = state.units[faction]
+    options = [0]
+    for region in REGIONS:
+        if units[uidx(region, 0)] + units[uidx(region, 1)] == 0:
+            continue
+        if not can_move_from(state, faction, region):
+            continue
+        for unit_type in range(NUM_UNIT_TYPES):
+            if units[uidx(region, unit_type)] > 0:
+                options.append(move_option(region, unit_type))
+    return options
+
+
+@runner(Phase.MOVE_ACTIVE, Phase.MOVE_ALLY)
+def run_move(state: GameState) -> None:
+    if len(legal_move(state)) > 1:
+        if state.phase == Phase.MOVE_ACTIVE:
+            ask(state, DecisionKind.MOVE, state.active_seat)
+        else:
+            ask_faction(state, DecisionKind.MOVE, state.ally)
+    else:
+        _end_moves(state)
+
+
+def _end_moves(state: GameState) -> None:
+    if state.phase == Phase.MOVE_ACTIVE and state.ally >= 0:
+        goto(state, Phase.MOVE_ALLY)  # MOVE-3: then the ally
+    else:
+        begin_battles(state)
+
+
+@decision(DecisionKind.MOVE, legal_move)
+def apply_move(state: GameState, option: int) -> None:
+    if option == 0:
+        _end_moves(state)
+        return
+    faction = _mover(state)
+    region, unit_type = decode_move(option)
+    state.move_units(faction, unit_type, region, state.target)
+    emit(state, EventKind.MOVE, faction, region, state.target, unit_type)

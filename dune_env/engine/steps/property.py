@@ -1,0 +1,55 @@
+"""Step 8, Property (PROP-1, PROP-2)."""
+
+from __future__ import annotations
+
+from ..constants import NO_ONE, NUM_TOKEN_TYPES
+from ..core import ask, decision, emit, goto, runner
+from ..decisions import DecisionKind
+from ..events import EventKind
+from ..queries import POLAR, factions_in, in_storm
+from ..state import GameState, Phase
+
+
+def can_reorganise(state: GameState) -> bool:
+    """PROP-1: the target (never the Polar Cap, never in the storm) is held by the active player
+    or the ally with no other faction present, and the common supply holds a token."""
+    target = state.target
+    if target == NO_ONE or target == POLAR or in_storm(state, target):
+        return False
+    present = factions_in(state, target)
+    side = (state.active_faction, state.ally)
+    if not present or any(f not in side for f in present):
+        return False
+    return sum(state.token_supply) > 0
+
+
+def legal_reorganise(state: GameState) -> list[int]:
+    """0 keeps the region as it is; 1 + token places that token (after returning the old)."""
+    current = state.region_token[state.target]
+    return [0] + [
+        1 + t
+        for t in range(NUM_TOKEN_TYPES)
+        if state.token_supply[t] > 0 or current == t
+    ]
+
+
+@runner(Phase.PROPERTY)
+def run_property(state: GameState) -> None:
+    if can_reorganise(state):
+        ask(state, DecisionKind.REORGANIZE, state.active_seat)
+    else:
+        goto(state, Phase.STORM)
+
+
+@decision(DecisionKind.REORGANIZE, legal_reorganise)
+def apply_reorganise(state: GameState, option: int) -> None:
+    if option:
+        target = state.target
+        old = state.region_token[target]
+        if old != NO_ONE:  # PROP-2: at most one token per region
+            state.token_supply[old] += 1
+        new = option - 1
+        state.token_supply[new] -= 1
+        state.region_token[target] = new
+        emit(state, EventKind.PROPERTY, target, old, new)
+    goto(state, Phase.STORM)

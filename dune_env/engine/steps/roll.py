@@ -1,0 +1,114 @@
+"""Step 1, Roll (ROLL-1..5), and the abilities used right after it (HAR-1, TLX-1)."""
+
+from __future__ import annotations
+
+from ..constants import (
+    FACTION_DIE_SYMBOLS,
+    NUM_DICE,
+    SHAI_HULUD_FACE,
+    Die,
+    Faction,
+    KanlyFace,
+)
+from ..core import ask, decision, emit, goto, runner
+from ..decisions import DecisionKind
+from ..events import EventKind
+from ..state import GameState, Phase
+from .turn import roll_unfixed
+
+SPICE_BIT = 1 << Die.SPICE
+
+
+def unfixed_mask(state: GameState) -> int:
+    return sum(1 << d for d in range(NUM_DICE) if not state.dice_fixed[d])
+
+
+@runner(Phase.ROLL)
+def run_roll(state: GameState) -> None:
+    ask(state, DecisionKind.FIX_DICE, state.active_seat)
+
+
+def legal_fix(state: GameState) -> list[int]:
+    """ROLL-2..4: non-empty subsets of the just-rolled dice; a Shai-Hulud must be fixed unless a
+    Thumper is discarded (then another die is fixed), never when it was the only die rolled."""
+    rolled = unfixed_mask(state)
+    worm = bool(rolled & SPICE_BIT) and state.dice_faces[Die.SPICE] == SHAI_HULUD_FACE
+    thumper_ok = worm and state.thumpers[state.active_faction] > 0 and rolled != SPICE_BIT
+    options = []
+    subset = rolled
+    while subset:
+        if not worm or subset & SPICE_BIT or thumper_ok:
+            options.append(subset)
+        subset = (subset - 1) & rolled
+    options.reverse()
+    return options
+
+
+@decision(DecisionKind.FIX_DICE, legal_fix)
+def apply_fix(state: GameState, option: int) -> None:
+    active = state.active_faction
+    rolled = unfixed_mask(state)
+    worm = bool(rolled & SPICE_BIT) and state.dice_faces[Die.SPICE] == SHAI_HULUD_FACE
+    emit(state, EventKind.FIX, active, option)
+    if worm and not option & SPICE_BIT:  # ROLL-4: a Thumper goes back to the common supply
+        state.thumpers[active] -= 1
+        state.thumper_supply += 1
+        emit(state, EventKind.THUMPER_USED, active)
+    for die in range(NUM_DICE):
+        if option >> die & 1:
+            state.dice_fixed[die] = True
+    if all(state.dice_fixed):
+        end_roll(state)
+    else:
+        roll_unfixed(state)  # ROLL-2, ROLL-5: only unfixed dice are rerolled
+
+
+def end_roll(state: GameState) -> None:
+    """SPICE-1: from the end of step 1 the pool holds the spice die's value (0 on a worm)."""
+    face = state.dice_faces[Die.SPICE]
+    state.pool = 0 if face == SHAI_HULUD_FACE else face + 1
+    goto(state, Phase.PITER)
+
+
+@runner(Phase.PITER)
+def run_piter(state: GameState) -> None:
+    if (
+        state.active_faction == Faction.HARKONNEN
+        and state.dice_faces[Die.KANLY] != KanlyFace.POISON
+    ):
+        ask(state, DecisionKind.PITER_DE_VRIES, state.active_seat)
+    else:
+        goto(state, Phase.AXOLOTL)
+
+
+def legal_yes_no(state: GameState) -> list[int]:
+    return [0, 1]
+
+
+@decision(DecisionKind.PITER_DE_VRIES, legal_yes_no)
+def apply_piter(state: GameState, option: int) -> None:
+    """HAR-1: after the roll step the Harkonnen may turn the Kanly die to Poison."""
+    if option:
+        state.dice_faces[Die.KANLY] = int(KanlyFace.POISON)
+        emit(state, EventKind.PITER, state.active_faction)
+    goto(state, Phase.AXOLOTL)
+
+
+@runner(Phase.AXOLOTL)
+def run_axolotl(state: GameState) -> None:
+    if state.active_faction == Faction.TLEILAX:
+        ask(state, DecisionKind.AXOLOTL_SYMBOL, state.active_seat)
+    else:
+        goto(state, Phase.ALLY_OFFER)
+
+
+def legal_axolotl(state: GameState) -> list[int]:
+    """TLX-1: any faction symbol of the faction dice."""
+    return sorted(FACTION_DIE_SYMBOLS)
+
+
+@decision(DecisionKind.AXOLOTL_SYMBOL, legal_axolotl)
+def apply_axolotl(state: GameState, option: int) -> None:
+    state.axolotl_symbol = option
+    emit(state, EventKind.AXOLOTL, option)
+    goto(state, Phase.ALLY_OFFER)
