@@ -4,8 +4,8 @@ See `Game` for the entry point, `GameConfig` for options, `Scenario` for buildin
 """
 
 from .config import ConfigError, GameConfig
-from .constants import FACTION_NAMES as FACTION_NAMES_BY_ID
 from .constants import CARD, NO_ONE, RESERVE, Die, Faction, KanlyFace, Token, UnitType
+from .constants import FACTION_NAMES as FACTION_NAMES_BY_ID
 from .decisions import OPTION_COUNTS, DecisionKind, describe_option
 from .events import EventKind, render
 from .game import Decision, Game, IllegalOptionError, legal_options

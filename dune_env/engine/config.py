@@ -91,9 +91,7 @@ class GameConfig:
         west = tuple(self.region_die_west_faces)
         object.__setattr__(self, "region_die_west_faces", west)
         if any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 6 for s in west):
-            raise ConfigError(
-                f"region_die_west_faces={west} must list sectors from 1 to 6 (CL-1)"
-            )
+            raise ConfigError(f"region_die_west_faces={west} must list sectors from 1 to 6 (CL-1)")
         if len(set(west)) != len(west):
             raise ConfigError(f"region_die_west_faces={west} repeats a sector")
         for name in ("strict_control", "desert_landing", "skip_forced_decisions", "record_events"):

@@ -152,9 +152,9 @@ def render(event: tuple[int, ...]) -> str:
         side = ("Attacker", "Defender")[a[0]]
         units = a[2:18]
         leaders = a[18:26]
-        parts = [
-            f"{n} {_F[i // 2]} {_UNIT[i % 2]}" for i, n in enumerate(units) if n
-        ] + [f"{n} {_F[i]} leader(s)" for i, n in enumerate(leaders) if n]
+        parts = [f"{n} {_F[i // 2]} {_UNIT[i % 2]}" for i, n in enumerate(units) if n] + [
+            f"{n} {_F[i]} leader(s)" for i, n in enumerate(leaders) if n
+        ]
         return f"{side} reveals strength {a[1]}: {', '.join(parts) or 'nothing'}."
     if k == EventKind.BATTLE_RESULT:
         who = ("attacker", "defender")[a[3]]

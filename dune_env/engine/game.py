@@ -97,9 +97,7 @@ class Game:
 
     __slots__ = ("state",)
 
-    def __init__(
-        self, config: GameConfig | None = None, seed: int = 0, **options: Any
-    ) -> None:
+    def __init__(self, config: GameConfig | None = None, seed: int = 0, **options: Any) -> None:
         if config is None:
             config = GameConfig.from_dict(options)
         elif options:
@@ -174,9 +172,7 @@ class Game:
         return cls.restore(data)
 
     @classmethod
-    def replay(
-        cls, config: GameConfig, seed: int, options: list[int]
-    ) -> Game:
+    def replay(cls, config: GameConfig, seed: int, options: list[int]) -> Game:
         """Replay a game from its configuration, seed and the chosen (non-forced) options."""
         game = cls(config, seed)
         for option in options:

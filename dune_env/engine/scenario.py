@@ -183,8 +183,8 @@ class Scenario:
         s.target = target
         s.dice_fixed = [True] * NUM_DICE
         worm = s.dice_faces[Die.SPICE] == SHAI_HULUD_FACE
-        s.pool = self._pool if self._pool is not None else (
-            0 if worm else s.dice_faces[Die.SPICE] + 1
+        s.pool = (
+            self._pool if self._pool is not None else (0 if worm else s.dice_faces[Die.SPICE] + 1)
         )
         if self._ally is not None:
             s.ally, s.offer_symbol = self._ally

@@ -60,9 +60,12 @@ def _bool_list(data: dict[str, Any], name: str, length: int) -> list[bool]:
 def validate_snapshot(data: Any) -> GameState:
     if not isinstance(data, dict):
         raise SnapshotError(f"a snapshot must be a JSON object, got {type(data).__name__}")
-    expected = {"version", "config", "rng", "history", "events"} | set(SCALAR_FIELDS) - {
-        "config"
-    } | set(LIST_FIELDS) | set(NESTED_FIELDS)
+    expected = (
+        {"version", "config", "rng", "history", "events"}
+        | set(SCALAR_FIELDS) - {"config"}
+        | set(LIST_FIELDS)
+        | set(NESTED_FIELDS)
+    )
     missing = expected - set(data)
     if missing:
         raise SnapshotError(f"snapshot is missing field(s) {sorted(missing)}")
@@ -139,8 +142,10 @@ def validate_snapshot(data: Any) -> GameState:
     state.last_battle = _int_list(data, "last_battle", None, NO_ONE, 99)
     state.winners = _int_list(data, "winners", None, 0, n - 1)
     rewards = data["rewards"]
-    if not isinstance(rewards, list) or len(rewards) != n or not all(
-        isinstance(r, (int, float)) and not isinstance(r, bool) for r in rewards
+    if (
+        not isinstance(rewards, list)
+        or len(rewards) != n
+        or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in rewards)
     ):
         raise SnapshotError(f"snapshot field 'rewards' must be {n} numbers")
     state.rewards = [float(r) for r in rewards]

@@ -34,8 +34,8 @@ from ..queries import (
     is_enemy,
     present,
     seat_order_ccw,
-    spendable,
     spend,
+    spendable,
 )
 from ..state import GameState, Phase, uidx
 from .recruit import ghola_possible
@@ -285,7 +285,7 @@ def side_leader_owners(state: GameState, side: int) -> list[int]:
     """Leaders a side may commit: its decider's own and those lent to it (BATTLE-4)."""
     owner = state.active_faction if side == ATTACKER else state.battle_defender
     owners = [owner]
-    for faction in (attacker_side(state) if side == ATTACKER else defender_side(state)):
+    for faction in attacker_side(state) if side == ATTACKER else defender_side(state):
         if faction != owner and state.lent[faction]:
             owners.append(faction)
     if side == ATTACKER and state.ally != NO_ONE and state.lent[state.ally]:

@@ -20,8 +20,8 @@ from ..queries import (
     add_storage,
     in_storm,
     present,
-    spendable,
     spend,
+    spendable,
     spice_die_is_worm,
 )
 from ..state import GameState, Phase, uidx

@@ -27,9 +27,7 @@ def legal_reorganise(state: GameState) -> list[int]:
     """0 keeps the region as it is; 1 + token places that token (after returning the old)."""
     current = state.region_token[state.target]
     return [0] + [
-        1 + t
-        for t in range(NUM_TOKEN_TYPES)
-        if state.token_supply[t] > 0 or current == t
+        1 + t for t in range(NUM_TOKEN_TYPES) if state.token_supply[t] > 0 or current == t
     ]
 
 

@@ -21,7 +21,7 @@ from ..decisions import (
     DecisionKind,
 )
 from ..events import EventKind
-from ..queries import spendable, spend
+from ..queries import spend, spendable
 from ..state import GameState, Phase, uidx
 
 

@@ -30,7 +30,7 @@ def begin_setup(state: GameState) -> None:
     emit(state, EventKind.SETUP_STORM, sector)
     tokens = [t for t in range(NUM_TOKEN_TYPES) for _ in range(PROPERTY_TOKENS_PER_TYPE)]
     _shuffle(state, tokens)  # SETUP-2
-    for region, token in zip(MAP.strategic_regions, tokens):
+    for region, token in zip(MAP.strategic_regions, tokens, strict=False):
         state.region_token[region] = token
         state.token_supply[token] -= 1
         emit(state, EventKind.SETUP_TOKEN, region, token)
