@@ -230,8 +230,7 @@ class GameState:
     # --- clone ---------------------------------------------------------------------------
 
     def clone(self) -> GameState:
-        """A deep copy, much cheaper than copy.deepcopy.  Event and history lists are shared
-        copies-on-write only by being copied here (they are append-only)."""
+        """An independent copy, much cheaper than copy.deepcopy."""
         other = GameState.__new__(GameState)
         for name in _SCALAR_FIELDS:
             setattr(other, name, getattr(self, name))
@@ -239,7 +238,10 @@ class GameState:
             setattr(other, name, list(getattr(self, name)))
         for name in _NESTED_FIELDS:
             setattr(other, name, [list(x) for x in getattr(self, name)])
-        other.history = [list(row) for row in self.history]
+        # Rows are never changed once the next decision is recorded: share all but the last.
+        other.history = list(self.history)
+        if other.history:
+            other.history[-1] = list(other.history[-1])
         other.events = list(self.events)
         other.rng = self.rng.clone()
         return other

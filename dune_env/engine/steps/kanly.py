@@ -13,7 +13,7 @@ from ..decisions import (
 )
 from ..events import EventKind
 from ..queries import REGIONS, in_storm, is_enemy
-from ..state import GameState, Phase, uidx
+from ..state import GameState, Phase
 
 _KILL_FACES = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
 
@@ -33,16 +33,22 @@ def legal_kanly(state: GameState) -> list[int]:
     active = state.active_faction
     options = [KANLY_NONE]
     if face in _KILL_FACES:
+        targets = [
+            (faction, state.units[faction])
+            for faction in range(NUM_FACTIONS)
+            if state.faction_seat[faction] != NO_ONE
+            and is_enemy(state, faction)
+            and not _protected(state, face, faction)
+        ]
         for region in REGIONS:
             if in_storm(state, region):  # KANLY-2
                 continue
-            for faction in range(NUM_FACTIONS):
-                if not is_enemy(state, faction) or _protected(state, face, faction):
-                    continue
-                units = state.units[faction]
+            base = region * NUM_UNIT_TYPES
+            for faction, units in targets:
                 for unit_type in range(NUM_UNIT_TYPES):
-                    if units[uidx(region, unit_type)] > 0:
+                    if units[base + unit_type] > 0:
                         options.append(kanly_kill_option(region, faction, unit_type))
+        options.sort()
     elif face == KanlyFace.SNOOPER:
         if state.snooper_holder != active:
             options.append(KANLY_TAKE)
