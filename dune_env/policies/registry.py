@@ -1,0 +1,99 @@
+"""Named policies and loaders: a registered name, a `module:attr` path, a saved SB3 model, or
+a Python callable.  Every loaded policy is an engine policy (`act(game, seat) -> option`)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .base import EnginePolicy
+
+# name -> "module:attr" of a class taking `seed`; imported lazily so the registry stays light.
+BUILTIN_POLICIES: dict[str, str] = {
+    "random": "dune_env.policies.base:RandomPolicy",
+    "aggressive": "dune_env.policies.heuristics:AggressivePolicy",
+    "economic": "dune_env.policies.heuristics:EconomicPolicy",
+    "mcts": "dune_env.policies.mcts:MCTSPolicy",
+}
+_USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
+
+
+class PolicyLoadError(ValueError):
+    """A policy spec that names nothing loadable, or a model that does not fit dune_v0."""
+
+
+def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
+    """Register `factory(seed) -> policy` under `name` (e.g. a trained checkpoint)."""
+    _USER_POLICIES[name] = factory
+
+
+def policy_names() -> list[str]:
+    return sorted(set(BUILTIN_POLICIES) | set(_USER_POLICIES))
+
+
+def _import(path: str) -> Any:
+    module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise PolicyLoadError(f"{path!r} is not of the form 'module:attr'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PolicyLoadError(
+            f"cannot import module {module_name!r} for policy {path!r}: {exc}"
+        ) from exc
+    target: Any = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise PolicyLoadError(f"module {module_name!r} has no attribute {attr!r}")
+        target = getattr(target, part)
+    return target
+
+
+def _wrap(obj: Any, seed: int, label: str) -> EnginePolicy:
+    """Turn a class, factory, engine policy or observation callable into an engine policy."""
+    if inspect.isclass(obj):
+        factory: Any = obj
+        try:
+            obj = factory(seed=seed)
+        except TypeError:
+            obj = factory()
+    if hasattr(obj, "act") and callable(obj.act):
+        if not hasattr(obj, "name"):
+            obj.name = label
+        policy: EnginePolicy = obj
+        return policy
+    if callable(obj):
+        from .observation import ObservationPolicy
+
+        return ObservationPolicy(obj, name=label)
+    raise PolicyLoadError(
+        f"{label!r} is neither an engine policy (with act(game, seat)) nor a callable "
+        "(observation, action_mask) -> action"
+    )
+
+
+def load_policy(spec: str | Callable[..., Any] | EnginePolicy, seed: int = 0) -> EnginePolicy:
+    """Load a policy from a registered name, 'module:attr', a .zip SB3 model path, or an
+    object (engine policy or observation callable)."""
+    if not isinstance(spec, str):
+        return _wrap(spec, seed, getattr(spec, "name", getattr(spec, "__name__", "callable")))
+    if spec in _USER_POLICIES:
+        policy = _USER_POLICIES[spec](seed)
+        if not hasattr(policy, "name"):
+            policy.name = spec
+        return policy
+    if spec in BUILTIN_POLICIES:
+        return _wrap(_import(BUILTIN_POLICIES[spec]), seed, spec)
+    if spec.endswith(".zip") or Path(spec).suffix == ".zip":
+        from .sb3 import load_sb3_policy
+
+        return load_sb3_policy(spec)
+    if ":" in spec:
+        return _wrap(_import(spec), seed, spec)
+    raise PolicyLoadError(
+        f"unknown policy {spec!r}; known names: {policy_names()}, or give 'module:attr' or a "
+        "path to a saved stable-baselines3 model (.zip)"
+    )
