@@ -30,41 +30,41 @@ SNAPSHOT_VERSION = 1
 
 
 class Phase(IntEnum):
-    """Where the engine stands.  Setup, then steps 1-10 of a turn (RULES.md §6)."""
+    """Where the engine stands: set-up, then steps 1-10 of a turn (RULES.md §6), in play order."""
 
     SETUP_DRAFT = 0
     SETUP_PLACE = 1
     ROLL = 2
     PITER = 3
-    ALLY_OFFER = 4
-    ALLY_ANSWER = 5
-    ALLY_SPLIT = 6
-    RECRUIT_ACTIVE = 7
-    RECRUIT_ALLY = 8
-    GHOLA = 9
-    KANLY = 10
-    LAND_START = 11
-    LAND_HARVESTER = 12
-    LAND_GIFT = 13
-    LAND_CONSENT = 14
-    LAND_ACTIVE = 15
-    LAND_GRANT = 16
-    LAND_ALLY = 17
-    MOVE_TARGET = 18
-    MOVE_ACTIVE = 19
-    MOVE_ALLY = 20
-    BATTLE_SELECT = 21
-    BATTLE_GHOLA = 22
-    BATTLE_FORTRESS = 23
-    BATTLE_FACE_DANCERS = 24
-    BATTLE_LEND = 25
-    BATTLE_BID_ATTACKER = 26
-    BATTLE_BID_DEFENDER = 27
-    PROPERTY = 28
-    STORM = 29
-    END_TURN = 30
-    GAME_OVER = 31
-    AXOLOTL = 32
+    AXOLOTL = 4
+    ALLY_OFFER = 5
+    ALLY_ANSWER = 6
+    ALLY_SPLIT = 7
+    RECRUIT_ACTIVE = 8
+    RECRUIT_ALLY = 9
+    GHOLA = 10
+    KANLY = 11
+    LAND_START = 12
+    LAND_HARVESTER = 13
+    LAND_GIFT = 14
+    LAND_CONSENT = 15
+    LAND_ACTIVE = 16
+    LAND_GRANT = 17
+    LAND_ALLY = 18
+    MOVE_TARGET = 19
+    MOVE_ACTIVE = 20
+    MOVE_ALLY = 21
+    BATTLE_SELECT = 22
+    BATTLE_GHOLA = 23
+    BATTLE_FORTRESS = 24
+    BATTLE_FACE_DANCERS = 25
+    BATTLE_LEND = 26
+    BATTLE_BID_ATTACKER = 27
+    BATTLE_BID_DEFENDER = 28
+    PROPERTY = 29
+    STORM = 30
+    END_TURN = 31
+    GAME_OVER = 32
 
 
 def uidx(location: int, unit_type: int) -> int:

@@ -8,6 +8,8 @@ from ..constants import (
     NO_ONE,
     NUM_DICE,
     NUM_FACTIONS,
+    SHAI_HULUD_FACE,
+    Die,
     Faction,
 )
 from ..core import clear_pending, draw, emit, goto, runner
@@ -95,9 +97,16 @@ def bene_gesserit_steal(state: GameState, solo_winner: int) -> int:
 @runner(Phase.END_TURN)
 def run_end_turn(state: GameState) -> None:
     active = state.active_faction
-    if active == Faction.CORRINO and state.pool > 0:  # COR-2 CHOAM
-        added = add_storage(state, active, 2 * state.pool)
-        emit(state, EventKind.CHOAM, added)
+    if active == Faction.CORRINO and state.pool > 0:
+        # COR-2 CHOAM: +2 for each unspent spice *rolled on the spice die* (the Czech text;
+        # harvester income does not count).  Harvester spice is taken as spent first, the
+        # order never worse for the owner (SPICE-4).
+        die = state.dice_faces[Die.SPICE]
+        rolled = 0 if die == SHAI_HULUD_FACE else die + 1
+        unspent_rolled = min(state.pool, rolled)
+        if unspent_rolled:
+            added = add_storage(state, active, 2 * unspent_rolled)
+            emit(state, EventKind.CHOAM, added)
     state.pool = 0
     # TURN-1: END-1 before END-2 (END-3).
     if strategic_controlled(state, active) >= 3:
