@@ -363,19 +363,19 @@ def resolve_battle(state: GameState) -> None:
             *state.bid_leaders[side],
         )
     emit(state, EventKind.BATTLE_RESULT, region, strengths[0], strengths[1], winner)
-    both_leaders = sum(state.bid_leaders[ATTACKER]) > 0 and sum(state.bid_leaders[DEFENDER]) > 0
     sides = (attacker_side(state), defender_side(state))
     for side in (ATTACKER, DEFENDER):
         won = side == winner
         duel_factions = set()
-        if won and both_leaders:  # ATR-3
-            factions = sides[side]
-            if Faction.ATREIDES in factions:
-                duel_factions.add(int(Faction.ATREIDES))
-                if side == ATTACKER and state.ally == Faction.ATREIDES:
-                    duel_factions.add(state.active_faction)
-            elif side == ATTACKER and state.ally == Faction.ATREIDES:
-                duel_factions.add(state.active_faction)  # the Atreides ally lent its leader
+        # ATR-3: an Atreides leader fought on the winning side against an enemy leader.
+        if (
+            won
+            and state.bid_leaders[side][Faction.ATREIDES] > 0
+            and sum(state.bid_leaders[1 - side]) > 0
+        ):
+            duel_factions.add(int(Faction.ATREIDES))
+            if side == ATTACKER and state.ally == Faction.ATREIDES:
+                duel_factions.add(state.active_faction)  # as the ally: the active's units too
         for faction in sides[side]:
             for unit_type in range(NUM_UNIT_TYPES):
                 committed = state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type]

@@ -1,0 +1,490 @@
+"""Configurable clarifications ([variant] items of RULES.md) and the CL-n defaults: CL-1
+`region_die_west_faces`, CL-3 `strict_control`, CL-4 rewards, CL-5 spending order, CL-6
+`desert_landing`, TLX-4 `face_dancers`, CL-7..CL-12."""
+
+from __future__ import annotations
+
+import pytest
+
+from dune_env.engine import (
+    CARD,
+    RESERVE,
+    DecisionKind,
+    Faction,
+    Game,
+    GameConfig,
+    KanlyFace,
+    Phase,
+    Region,
+    Scenario,
+    Token,
+    UnitType,
+)
+from dune_env.engine.decisions import (
+    LAND_SMUGGLERS_LEADER,
+    LAND_STOP,
+    RECRUIT_STOP,
+    RECRUIT_UNIT,
+    land_option,
+    unit_option,
+)
+from dune_env.engine.state import uidx
+
+ATR = Faction.ATREIDES
+HAR = Faction.HARKONNEN
+FRE = Faction.FREMEN
+TLX = Faction.TLEILAX
+COR = Faction.CORRINO
+GLD = Faction.GUILD
+SMG = Faction.SMUGGLERS
+
+REG = UnitType.REGULAR
+ELITE = UnitType.ELITE
+POLAR = Region.POLAR_CAP
+
+FIVE = [ATR, HAR, FRE, COR, GLD]
+SIX = [TLX, HAR, FRE, COR, GLD, SMG]
+
+
+def expect(game: Game, kind: DecisionKind, faction: int | None = None) -> tuple[int, ...]:
+    d = game.pending
+    assert d is not None, "no decision pending"
+    assert d.kind == kind, f"expected {kind.name}, pending {d.kind.name} of faction {d.faction}"
+    if faction is not None:
+        assert d.faction == faction, f"{kind.name} asked of {d.faction}, not {faction}"
+    return d.options
+
+
+def n(game: Game, faction: int, location: int, unit_type: int | None = None) -> int:
+    if unit_type is None:
+        return game.state.count(faction, location)
+    return game.state.units[faction][uidx(location, unit_type)]
+
+
+# --- CL-1 region die W/E faces ---------------------------------------------------------------
+
+
+def _storm_after(region_face: int, **config: object) -> int:
+    game = (
+        Scenario([ATR, HAR, FRE], **config)
+        .storm(3)
+        .dice(region=region_face, spice=3)  # 3 shows the storm symbol (STORM-1)
+        .active(ATR)
+        .at(Phase.STORM)
+    )
+    return game.state.storm_sector
+
+
+@pytest.mark.parametrize(("face", "sector"), [(1, 4), (2, 2), (3, 2), (4, 4), (5, 2), (6, 2)])
+def test_cl_1_default_faces_1_and_4_show_w(face: int, sector: int) -> None:
+    """CL-1: faces 1 and 4 show W (storm to sector + 1), 2, 3, 5, 6 show E (sector - 1)."""
+    assert GameConfig().region_die_west_faces == (1, 4)
+    assert _storm_after(face) == sector
+
+
+@pytest.mark.parametrize(("face", "sector"), [(1, 2), (2, 4), (4, 2), (5, 4)])
+def test_cl_1_variant_region_die_west_faces(face: int, sector: int) -> None:
+    """CL-1 [variant]: `region_die_west_faces` chooses the W faces."""
+    assert _storm_after(face, region_die_west_faces=(2, 5)) == sector
+
+
+def test_cl_1_west_wraps_from_6_to_1_and_east_from_1_to_6() -> None:
+    """CL-1 / MAP-3: the storm track is a ring."""
+    west = Scenario([ATR, HAR, FRE]).storm(6).dice(region=1, spice=4).active(ATR).at(Phase.STORM)
+    assert west.state.storm_sector == 1
+    east = Scenario([ATR, HAR, FRE]).storm(1).dice(region=2, spice=5).active(ATR).at(Phase.STORM)
+    assert east.state.storm_sector == 6
+
+
+# --- CL-3 strict control ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("strict", "wins"), [(False, True), (True, False)])
+def test_cl_3_strict_control_shared_region(strict: bool, wins: bool) -> None:
+    """CL-3: by default presence is control, so a region shared with an enemy still counts;
+    with `strict_control` it does not."""
+    game = (
+        Scenario([ATR, HAR, FRE], strict_control=strict)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .units(ATR, Region.CARTHAG, 1)
+        .units(ATR, Region.TUEKS_SIETCH, 1)
+        .units(HAR, Region.TUEKS_SIETCH, 2)
+        .active(ATR)
+        .at(Phase.END_TURN)
+    )
+    assert game.terminal == wins
+    assert game.winners == ([0] if wins else [])
+
+
+@pytest.mark.parametrize(("strict", "winners"), [(False, [0]), (True, [0, 1])])
+def test_cl_3_strict_control_ally_breaks_solo_control_but_not_alliance(
+    strict: bool, winners: list[int]
+) -> None:
+    """CL-3 [variant]: under strict control the ally's presence spoils a solo region, while an
+    alliance victory (END-2) counts regions shared by the two allies."""
+    game = (
+        Scenario(FIVE, strict_control=strict)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .units(ATR, Region.CARTHAG, 1)
+        .units(ATR, Region.TUEKS_SIETCH, 1)
+        .units(HAR, Region.TUEKS_SIETCH, 1)
+        .units(HAR, Region.SIETCH_TABR, 1)
+        .active(ATR)
+        .ally(HAR)
+        .at(Phase.END_TURN)
+    )
+    assert game.terminal
+    assert game.winners == winners
+
+
+# --- CL-4 rewards ----------------------------------------------------------------------------
+
+
+def _solo_win(**config: object) -> Game:
+    return (
+        Scenario([ATR, HAR, FRE], **config)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .units(ATR, Region.CARTHAG, 1)
+        .units(ATR, Region.TUEKS_SIETCH, 1)
+        .active(ATR)
+        .at(Phase.END_TURN)
+    )
+
+
+def test_cl_4_default_rewards_plus_one_minus_one() -> None:
+    """CL-4 / END-7: +1 to each winner, -1 to every other player."""
+    assert _solo_win().rewards == [1.0, -1.0, -1.0]
+
+
+def test_cl_4_configurable_win_and_loss_rewards() -> None:
+    """CL-4: win_reward / loss_reward are configurable."""
+    game = _solo_win(win_reward=2.5, loss_reward=-0.5)
+    assert game.winners == [0]
+    assert game.rewards == [2.5, -0.5, -0.5]
+
+
+def test_cl_4_rewards_for_a_time_out_nobody_wins() -> None:
+    """CL-4 with END-5: no Guild in the game, every player gets the loss reward."""
+    game = (
+        Scenario([ATR, HAR, FRE], win_reward=3.0, loss_reward=-2.0)
+        .round(6)
+        .first(ATR)
+        .active(FRE)
+        .at(Phase.END_TURN)
+    )
+    assert game.terminal
+    assert game.winners == []
+    assert game.rewards == [-2.0, -2.0, -2.0]
+
+
+# --- CL-5 spending order ---------------------------------------------------------------------
+
+
+def test_cl_5_corrino_spends_storage_before_pool() -> None:
+    """CL-5: Corrino spends storage first, so the unspent pool converts at 2 (COR-2)."""
+    game = (
+        Scenario([ATR, HAR, COR], skip_forced_decisions=False)
+        .units(COR, CARD, 2)
+        .storage(COR, 2)
+        .dice(spice=2)
+        .active(COR)
+        .at(Phase.LAND_START)
+    )
+    game.apply(land_option(POLAR, REG))
+    game.apply(land_option(POLAR, REG))
+    assert game.state.storage[COR] == 0
+    assert game.state.pool == 2
+    while game.state.active_faction == COR and game.pending is not None:
+        game.apply(game.pending.options[0])
+    assert game.state.storage[COR] == 4  # 2 unspent pool spice x 2
+
+
+def test_cl_5_guild_spends_pool_before_storage() -> None:
+    """CL-5: the Guild spends pool first (pool is lost at the end of the turn)."""
+    game = (
+        Scenario(FIVE)
+        .units(GLD, CARD, 3)
+        .storage(GLD, 2)
+        .dice(spice=3)
+        .active(GLD)
+        .at(Phase.LAND_START)
+    )
+    game.apply(land_option(POLAR, REG))
+    game.apply(land_option(POLAR, REG))
+    assert game.state.pool == 1
+    assert game.state.storage[GLD] == 2
+
+
+# --- CL-6 desert landing ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("desert_landing", [False, True])
+def test_cl_6_desert_landing_variant(desert_landing: bool) -> None:
+    """CL-6: by default no landing into a desert region (red X); `desert_landing` allows it.
+    Never into the storm either way (LAND-3)."""
+    game = (
+        Scenario([ATR, HAR, FRE], desert_landing=desert_landing)
+        .units(ATR, Region.SIETCH_TABR, 1)  # desert
+        .units(ATR, Region.CIELAGO_PLAIN, 1)  # desert, in the storm
+        .units(ATR, Region.ARRAKEEN, 1)  # not desert
+        .units(ATR, CARD, 2)
+        .storm(1)
+        .dice(spice=2)
+        .active(ATR)
+        .at(Phase.LAND_START)
+    )
+    options = expect(game, DecisionKind.LAND, ATR)
+    assert land_option(Region.ARRAKEEN, REG) in options
+    assert land_option(POLAR, REG) in options
+    assert (land_option(Region.SIETCH_TABR, REG) in options) == desert_landing
+    assert land_option(Region.CIELAGO_PLAIN, REG) not in options
+
+
+def test_cl_6_default_is_no_desert_landing() -> None:
+    assert GameConfig().desert_landing is False
+
+
+# --- TLX-4 face dancers: dice or spice -------------------------------------------------------
+
+
+def _face_dancer_game(mode: str | None, pool: int) -> Game:
+    config = {} if mode is None else {"face_dancers": mode}
+    return (
+        Scenario(SIX, **config)
+        .units(TLX, Region.CARTHAG, 1)
+        .leaders(TLX, 1)
+        .units(HAR, Region.CARTHAG, 3)
+        .dice(factions=[COR, COR, GLD, FRE])  # no Harkonnen symbol
+        .pool(pool)
+        .axolotl(FRE)
+        .active(TLX)
+        .at(Phase.BATTLE_SELECT)
+    )
+
+
+def test_tlx_4_face_dancers_default_is_dice() -> None:
+    """TLX-4: default "dice": with no die showing the enemy's symbol, no face dancer."""
+    assert GameConfig().face_dancers == "dice"
+    game = _face_dancer_game(None, pool=3)
+    expect(game, DecisionKind.BID, TLX)
+    assert n(game, HAR, Region.CARTHAG) == 3
+    assert game.state.pool == 3
+
+
+def test_tlx_4_face_dancers_spice_variant_pays_one_spice_each() -> None:
+    """TLX-4 [variant] face_dancers="spice": 1 spice per replacement, no dice involved."""
+    game = _face_dancer_game("spice", pool=2)
+    assert expect(game, DecisionKind.FACE_DANCER, TLX) == (0, unit_option(HAR, REG))
+    game.apply(unit_option(HAR, REG))
+    assert game.state.pool == 1
+    game.apply(unit_option(HAR, REG))
+    # The pool is empty: no third replacement, the bids follow.
+    expect(game, DecisionKind.BID, TLX)
+    assert game.state.pool == 0
+    assert n(game, HAR, Region.CARTHAG) == 1
+    assert n(game, HAR, RESERVE) == 11
+    assert n(game, TLX, Region.CARTHAG) == 3
+
+
+def test_tlx_4_face_dancers_spice_variant_needs_spice() -> None:
+    game = _face_dancer_game("spice", pool=0)
+    expect(game, DecisionKind.BID, TLX)
+    assert n(game, HAR, Region.CARTHAG) == 3
+
+
+def test_tlx_4_face_dancers_never_replace_the_allys_units() -> None:
+    """TLX-4: only units of an enemy faction are replaced."""
+    game = (
+        Scenario(SIX, face_dancers="spice")
+        .units(TLX, Region.CARTHAG, 1)
+        .leaders(TLX, 1)
+        .units(HAR, Region.CARTHAG, 1)
+        .units(COR, Region.CARTHAG, 1)
+        .pool(3)
+        .axolotl(FRE)
+        .active(TLX)
+        .ally(HAR)
+        .at(Phase.BATTLE_SELECT)
+    )
+    assert expect(game, DecisionKind.FACE_DANCER, TLX) == (0, unit_option(COR, REG))
+
+
+# --- CL-7 landing grant to the ally ----------------------------------------------------------
+
+
+def _grant_game() -> Game:
+    return (
+        Scenario(FIVE)
+        .units(HAR, CARD, 3)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .pool(4)
+        .active(ATR)
+        .ally(HAR)
+        .at(Phase.LAND_START)
+    )
+
+
+def test_cl_7_ally_lands_within_the_granted_spice() -> None:
+    """CL-7: the active player grants an amount of its pool; the ally lands within it and the
+    active player pays."""
+    game = _grant_game()
+    assert expect(game, DecisionKind.ALLY_GRANT, ATR) == (0, 1, 2, 3, 4)
+    game.apply(2)
+    options = expect(game, DecisionKind.LAND, HAR)
+    assert land_option(Region.ARRAKEEN, REG) in options  # where the active player has units
+    game.apply(land_option(POLAR, REG))
+    game.apply(land_option(Region.ARRAKEEN, REG))
+    # Grant spent: the ally's landing ends although it has a unit left and the pool has 2.
+    assert game.pending is None or game.pending.kind != DecisionKind.LAND
+    assert n(game, HAR, CARD) == 1
+    assert game.state.pool == 2
+
+
+def test_cl_7_unused_grant_returns_to_the_active_player() -> None:
+    game = _grant_game()
+    game.apply(3)
+    game.apply(land_option(POLAR, REG))
+    game.apply(LAND_STOP)
+    assert game.state.grant == 0
+    assert game.state.pool == 3
+
+
+# --- CL-8 storm: weaker unit first -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("regular", "lost_type"), [(1, REG), (0, ELITE)])
+def test_cl_8_storm_kills_the_weaker_unit_type_first(regular: int, lost_type: int) -> None:
+    """CL-8: a faction with two unit types loses its weaker unit (not a Sardaukar) first."""
+    scenario = Scenario([ATR, HAR, COR]).units(COR, Region.GREAT_FLAT, 1, ELITE)
+    if regular:
+        scenario.units(COR, Region.GREAT_FLAT, regular, REG)
+    game = scenario.storm(3).dice(region=2, spice=3).active(ATR).at(Phase.STORM)
+    assert game.state.storm_sector == 2
+    assert n(game, COR, Region.GREAT_FLAT) == regular  # exactly one unit lost
+    assert n(game, COR, RESERVE, lost_type) == (8 if lost_type == REG else 4)
+
+
+# --- CL-9 ghola timing -----------------------------------------------------------------------
+
+
+def test_cl_9_ghola_offered_after_the_recruit_step() -> None:
+    """CL-9: the ghola is offered once the recruit step is over (not before recruiting)."""
+    game = (
+        Scenario(SIX, skip_forced_decisions=False)
+        .dice(factions=[HAR, HAR, COR, COR], spice=3)
+        .axolotl(HAR)
+        .active(TLX)
+        .at(Phase.RECRUIT_ACTIVE)
+    )
+    expect(game, DecisionKind.RECRUIT, TLX)
+    game.apply(RECRUIT_UNIT)
+    expect(game, DecisionKind.RECRUIT, TLX)
+    game.apply(RECRUIT_STOP)
+    expect(game, DecisionKind.GHOLA, TLX)
+
+
+def test_cl_9_ghola_offered_before_a_battle() -> None:
+    game = (
+        Scenario(SIX, skip_forced_decisions=False)
+        .units(TLX, Region.CARTHAG, 1)
+        .units(HAR, Region.CARTHAG, 1)
+        .pool(1)
+        .axolotl(FRE)
+        .active(TLX)
+        .at(Phase.BATTLE_SELECT)
+    )
+    game.apply(Region.CARTHAG)
+    expect(game, DecisionKind.GHOLA, TLX)
+    game.apply(0)
+    assert game.state.leaders[TLX] == [0, 1]
+    expect(game, DecisionKind.BID, TLX)
+
+
+def test_cl_9_no_ghola_in_another_players_turn() -> None:
+    game = (
+        Scenario(SIX, skip_forced_decisions=False)
+        .units(HAR, Region.CARTHAG, 1)
+        .units(TLX, Region.CARTHAG, 1)
+        .pool(3)
+        .active(HAR)
+        .at(Phase.BATTLE_SELECT)
+    )
+    game.apply(Region.CARTHAG)
+    expect(game, DecisionKind.BID, HAR)
+
+
+# --- CL-10 Corrino gift timing ---------------------------------------------------------------
+
+
+def test_cl_10_corrino_gift_asked_at_the_start_of_the_allys_landing_step() -> None:
+    """CL-10: after the harvester income (LAND-1) and before any landing."""
+    game = (
+        Scenario(FIVE)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .units(ATR, CARD, 2)
+        .token(Region.ARRAKEEN, Token.HARVESTER)
+        .storage(COR, 2)
+        .shield(ATR)
+        .dice(spice=1, kanly=KanlyFace.SHIELD)  # nothing to do in Kanly
+        .active(ATR)
+        .ally(COR)
+        .at(Phase.KANLY)
+    )
+    expect(game, DecisionKind.SPICE_GIFT, COR)
+    assert game.state.pool == 3  # 1 from the die + 2 from the harvester already
+    assert n(game, ATR, CARD) == 2  # nothing landed yet
+    game.apply(2)
+    assert game.state.pool == 5
+    expect(game, DecisionKind.LAND, ATR)
+
+
+# --- CL-11 Smugglers' leader -----------------------------------------------------------------
+
+
+def test_cl_11_smugglers_leader_bought_in_their_landing_step_only() -> None:
+    """CL-11: the Smugglers' leader goes to the card for 2 spice in their own landing step,
+    not when they land as someone's ally."""
+    own = Scenario(SIX).units(SMG, Region.ARRAKEEN, 1).pool(2).active(SMG).at(Phase.LAND_START)
+    assert LAND_SMUGGLERS_LEADER in expect(own, DecisionKind.LAND, SMG)
+    as_ally = (
+        Scenario(SIX)
+        .units(HAR, Region.ARRAKEEN, 1)
+        .pool(3)
+        .active(HAR)
+        .ally(SMG)
+        .at(Phase.LAND_START)
+    )
+    expect(as_ally, DecisionKind.ALLY_GRANT, HAR)
+    as_ally.apply(3)
+    options = expect(as_ally, DecisionKind.LAND, SMG)
+    assert LAND_SMUGGLERS_LEADER not in options
+    assert land_option(POLAR, REG) in options  # from the reserve, 2 spice (SMG-1)
+    as_ally.apply(land_option(POLAR, REG))
+    assert as_ally.state.pool == 1
+
+
+# --- CL-12 running rat -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ally", "running_rat"),
+    [(SMG, True), (COR, False), (None, False)],
+)
+def test_cl_12_running_rat_for_an_active_player_allied_with_the_smugglers(
+    ally: int | None, running_rat: bool
+) -> None:
+    scenario = (
+        Scenario(SIX)
+        .units(HAR, Region.ARRAKEEN, 1)
+        .units(SMG, POLAR, 1)
+        .storm(1)
+        .dice(region=4)
+        .active(HAR)
+    )
+    if ally is not None:
+        scenario.ally(ally)
+    game = scenario.at(Phase.MOVE_TARGET)
+    options = expect(game, DecisionKind.MOVE_TARGET, HAR)
+    assert (Region.MINOR_ERG in options) == running_rat
+    assert Region.ARRAKEEN not in options  # occupied
+    assert Region.CIELAGO_PLAIN not in options  # in the storm
