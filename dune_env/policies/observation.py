@@ -1,0 +1,72 @@
+"""Adapters between observation policies `(observation, action_mask) -> action` and the engine.
+
+`ObservationPolicy(fn)` lets any PettingZoo-style policy (a trained network, a user callable)
+play through the engine-level harness: it builds the seat's `dune_v0` observation and mask
+exactly as the environment does, calls `fn`, and turns the action id back into an option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..engine import Game
+from ..engine.decisions import DecisionKind
+
+ObsFn = Callable[[np.ndarray, np.ndarray], Any]
+
+
+class ObservationPolicyError(ValueError):
+    """An observation policy returned something that is not a legal action id."""
+
+
+def observation_and_mask(
+    game: Game, seat: int, observer: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `dune_v0` observation vector and int8 action mask of `seat` in `game`."""
+    from ..environment.action_table import KIND_OFFSET, NUM_ACTIONS
+    from ..environment.observer import Observer
+
+    state = game.state
+    if observer is None or observer.num_players != state.num_players:
+        observer = Observer(state.num_players)
+    obs = observer.observe(state, object(), seat)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if state.pending_seat == seat and state.pending_kind >= 0:
+        mask[np.add(game.legal_options(), KIND_OFFSET[state.pending_kind])] = 1
+    return obs, mask
+
+
+class ObservationPolicy:
+    """An engine policy backed by an observation policy."""
+
+    def __init__(self, fn: ObsFn, name: str = "observation-policy") -> None:
+        self.fn = fn
+        self.name = name
+        self._observers: dict[int, Any] = {}
+
+    def act(self, game: Game, seat: int) -> int:
+        from ..environment.action_table import KIND_OFFSET
+        from ..environment.observer import Observer
+
+        state = game.state
+        n = state.num_players
+        if n not in self._observers:
+            self._observers[n] = Observer(n)
+        obs, mask = observation_and_mask(game, seat, self._observers[n])
+        action = self.fn(obs, mask)
+        try:
+            action_id = int(action)
+        except (TypeError, ValueError) as exc:
+            raise ObservationPolicyError(
+                f"policy {self.name!r} returned {action!r}, not an action id"
+            ) from exc
+        if not 0 <= action_id < mask.shape[0] or not mask[action_id]:
+            kind = DecisionKind(state.pending_kind)
+            raise ObservationPolicyError(
+                f"policy {self.name!r} returned action {action_id}, which is not legal for "
+                f"{kind.name}; legal ids: {np.flatnonzero(mask).tolist()[:20]}"
+            )
+        return action_id - KIND_OFFSET[state.pending_kind]

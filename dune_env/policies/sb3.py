@@ -1,0 +1,60 @@
+"""Load a saved stable-baselines3 / sb3-contrib model as a policy of the harness."""
+
+from __future__ import annotations
+
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .observation import ObservationPolicy
+from .registry import PolicyLoadError
+
+
+@lru_cache(maxsize=8)
+def _load_model(path: str) -> Any:
+    file = Path(path)
+    if not file.is_file():
+        raise PolicyLoadError(f"model file {path!r} does not exist")
+    if not zipfile.is_zipfile(file):
+        raise PolicyLoadError(f"model file {path!r} is not a stable-baselines3 .zip archive")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - the training extra is missing
+        raise PolicyLoadError(
+            "loading a saved model needs sb3-contrib: pip install 'dune-env[train]'"
+        ) from exc
+    try:
+        model = MaskablePPO.load(str(file), device="cpu")
+    except Exception as exc:
+        raise PolicyLoadError(f"model file {path!r} does not load as MaskablePPO: {exc}") from exc
+    check_spaces(model.observation_space, model.action_space, path)
+    return model
+
+
+def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
+    """A model must take dune_v0's flat observation and act in its Discrete action table."""
+    from ..environment.action_table import NUM_ACTIONS
+    from ..environment.observer import OBS_SIZE
+
+    obs_shape = getattr(observation_space, "shape", None)
+    n_actions = getattr(action_space, "n", None)
+    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
+        raise PolicyLoadError(
+            f"model {label!r} does not match dune_v0: it takes observations of shape "
+            f"{obs_shape} and {n_actions} actions, dune_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+        )
+
+
+def load_sb3_policy(path: str, deterministic: bool = True) -> ObservationPolicy:
+    model = _load_model(str(Path(path).resolve()))
+
+    def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action, _ = model.predict(
+            observation, action_masks=action_mask.astype(bool), deterministic=deterministic
+        )
+        return int(action)
+
+    return ObservationPolicy(act, name=Path(path).stem)

@@ -1,0 +1,139 @@
+"""The information-set MCTS policy: legal, deterministic given its seed, blind to hidden
+information, and able to find a winning move."""
+
+from __future__ import annotations
+
+import pytest
+
+from dune_env.engine import (
+    DecisionKind,
+    Faction,
+    Game,
+    GameConfig,
+    KanlyFace,
+    Phase,
+    Region,
+    Scenario,
+)
+from dune_env.engine.decisions import BID_DONE
+from dune_env.policies.base import EnginePolicy, RandomPolicy
+from dune_env.policies.heuristics import AggressivePolicy, EconomicPolicy
+from dune_env.policies.mcts import MCTSPolicy, evaluate
+
+from .helpers import play
+
+
+@pytest.mark.parametrize("num_players", range(3, 9))
+def test_only_legal_options_with_a_tiny_budget(num_players: int) -> None:
+    seat = num_players // 2
+    policies: list[EnginePolicy] = [
+        (AggressivePolicy, EconomicPolicy, RandomPolicy)[k % 3](k) for k in range(num_players)
+    ]
+    policies[seat] = MCTSPolicy(seed=num_players, iterations=2)
+    config = GameConfig(num_players=num_players, faction_mode="draft")
+    game, _ = play(config, 40 + num_players, policies)  # play() checks every option
+    assert game.terminal
+
+
+def test_deterministic_given_its_seed() -> None:
+    def run() -> list[int]:
+        policies: list[EnginePolicy] = [AggressivePolicy(1), EconomicPolicy(2), RandomPolicy(3)]
+        policies.insert(1, MCTSPolicy(seed=5, iterations=4))
+        return play(GameConfig(num_players=4), 8, policies)[1]
+
+    assert run() == run()
+
+
+def test_time_budget() -> None:
+    game = Game(GameConfig(num_players=4), seed=2)
+    while game.pending is not None and len(game.pending.options) < 3:
+        game.apply(game.legal_options()[0])
+    assert game.pending is not None
+    policy = MCTSPolicy(seed=1, iterations=0, time_limit=0.02)
+    assert policy.act(game, game.pending.seat) in game.pending.options
+    assert policy.last_iterations >= 1
+
+
+def test_bad_parameters() -> None:
+    with pytest.raises(ValueError, match="iterations"):
+        MCTSPolicy(iterations=0)
+    with pytest.raises(ValueError, match="time_limit"):
+        MCTSPolicy(time_limit=0.0)
+    with pytest.raises(ValueError, match="rollout"):
+        MCTSPolicy(rollout="nonsense")
+
+
+def test_evaluate_is_a_reward_vector() -> None:
+    game = Game(GameConfig(num_players=5), seed=4)
+    policies = [AggressivePolicy(k) for k in range(5)]
+    for _ in range(150):
+        assert game.pending is not None
+        game.apply(policies[game.pending.seat].act(game, game.pending.seat))
+        values = evaluate(game.state)
+        assert len(values) == 5
+        assert all(-1.0 <= v <= 1.0 for v in values)
+        assert sum(values) == pytest.approx(-5 + 2)  # winning chances sum to one
+    while not game.terminal:
+        assert game.pending is not None
+        game.apply(policies[game.pending.seat].act(game, game.pending.seat))
+    assert evaluate(game.state) == game.rewards
+
+
+def test_choice_does_not_depend_on_the_bg_prediction() -> None:
+    factions = (Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN, Faction.CORRINO, 6)
+    config = GameConfig(num_players=5, faction_mode="assigned", factions=factions)
+    game = Game(config, seed=6)
+    chooser = RandomPolicy(1)
+    while game.pending is not None and game.pending.kind != DecisionKind.BG_PREDICTION:
+        game.apply(chooser.act(game, game.pending.seat))
+    a, b = game.clone(), game.clone()
+    a.apply(int(Faction.GUILD))
+    b.apply(int(Faction.HARKONNEN))
+    assert a.pending is not None
+    seat = a.pending.seat
+    assert seat != a.state.faction_seat[Faction.BENE_GESSERIT]
+    choice_a = MCTSPolicy(seed=3, iterations=12).act(a, seat)
+    assert choice_a == MCTSPolicy(seed=3, iterations=12).act(b, seat)
+
+
+def test_defender_choice_does_not_depend_on_the_attacker_bid() -> None:
+    """BATTLE-5 through the search: the defender's MCTS cannot read the attacker's bid."""
+    har, atr = Faction.HARKONNEN, Faction.ATREIDES
+    game = (
+        Scenario([har, atr, Faction.FREMEN, Faction.CORRINO])
+        .units(har, Region.CARTHAG, 3)
+        .leaders(har, 1)
+        .units(atr, Region.CARTHAG, 3)
+        .leaders(atr, 2)
+        .dice(factions=[har, har, har, har], region=1, spice=1, kanly=KanlyFace.SHIELD)
+        .storm(1)
+        .active(har)
+        .at(Phase.BATTLE_SELECT)
+    )
+    a, b = game.clone(), game.clone()
+    a.apply(BID_DONE)
+    while b.state.phase == Phase.BATTLE_BID_ATTACKER:
+        b.apply(max(b.legal_options()))  # commit everything
+    assert a.state.phase == b.state.phase == Phase.BATTLE_BID_DEFENDER
+    seat = a.state.pending_seat
+    choice_a = MCTSPolicy(seed=9, iterations=16).act(a, seat)
+    assert choice_a == MCTSPolicy(seed=9, iterations=16).act(b, seat)
+
+
+@pytest.mark.parametrize("rollout", ["aggressive", "economic"])
+def test_finds_the_winning_target(rollout: str) -> None:
+    """END-1: holding two strategic regions, moving into empty Carthag wins at once."""
+    atr = Faction.ATREIDES
+    game = (
+        Scenario([atr, Faction.HARKONNEN, Faction.FREMEN, Faction.CORRINO])
+        .units(atr, Region.ARRAKEEN, 2)
+        .units(atr, Region.TUEKS_SIETCH, 2)
+        .units(atr, Region.POLAR_CAP, 2)
+        .units(Faction.HARKONNEN, Region.BROKEN_LAND, 1)
+        .dice(factions=[atr, atr, atr, atr], region=4, spice=1, kanly=KanlyFace.SHIELD)
+        .storm(1)
+        .active(atr)
+        .at(Phase.MOVE_TARGET)
+    )
+    policy = MCTSPolicy(seed=1, iterations=16, rollout=rollout)
+    assert policy.act(game, game.state.pending_seat) == Region.CARTHAG

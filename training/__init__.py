@@ -1,0 +1,1 @@
+"""Training recipes: MaskablePPO self-play (`ppo_selfplay.py`) and Ray RLlib (`rllib_ppo.py`)."""

@@ -1,0 +1,108 @@
+"""Typed hyper-parameters from YAML plus command-line overrides, with unknown keys refused.
+
+    cfg = load_config(PPOConfig, "configs/ppo_4p.yaml", ["--total-timesteps", "1000"])
+
+Each field of the dataclass is a key of the YAML file and a `--kebab-case` flag.  A key that is
+not a field fails with the list of known keys; values are converted to the field's type.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class ConfigKeyError(ValueError):
+    """A configuration key that the dataclass does not have, or a value of the wrong type."""
+
+
+def _convert(name: str, value: Any, kind: Any) -> Any:
+    origin = typing.get_origin(kind)
+    args = typing.get_args(kind)
+    if origin is typing.Union or (origin is not None and type(None) in args):
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            return None
+        kind = next(a for a in args if a is not type(None))
+        origin = typing.get_origin(kind)
+    if origin in (list, tuple):
+        items = value.split(",") if isinstance(value, str) else list(value)
+        inner = typing.get_args(kind)[0] if typing.get_args(kind) else str
+        converted = [_convert(name, v, inner) for v in items]
+        return tuple(converted) if origin is tuple else converted
+    if origin is dict or kind is dict:
+        if not isinstance(value, dict):
+            raise ConfigKeyError(f"{name} must be a mapping, not {value!r}")
+        return dict(value)
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            if str(value).lower() in ("1", "true", "yes", "on"):
+                return True
+            if str(value).lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if kind in (int, float, str):
+            if kind is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError(value)
+            return kind(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigKeyError(f"{name}={value!r} is not a valid {kind.__name__}") from exc
+    return value
+
+
+def load_config(cls: type[T], path: str | Path | None = None, argv: list[str] | None = None) -> T:
+    """Defaults of `cls`, updated by the YAML file at `path`, then by `argv` flags."""
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    values: dict[str, Any] = {}
+    if path is not None:
+        import yaml
+
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(data, dict):
+            raise ConfigKeyError(f"{path}: the top level must be a mapping of keys to values")
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ConfigKeyError(f"{path}: unknown key(s) {unknown}; known keys: {names}")
+        values.update(data)
+    if argv:
+        parser = argparse.ArgumentParser(add_help=False)
+        for name in names:
+            parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None)
+        parsed, rest = parser.parse_known_args(argv)
+        if rest:
+            raise ConfigKeyError(
+                f"unknown option(s) {rest}; known: {['--' + n.replace('_', '-') for n in names]}"
+            )
+        values.update({k: v for k, v in vars(parsed).items() if v is not None})
+    converted = {k: _convert(k, v, hints[k]) for k, v in values.items()}
+    return cls(**converted)
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Field docstrings (the string literal after each field), for --help texts."""
+    import ast
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    docs: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, nxt in zip(body, body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
