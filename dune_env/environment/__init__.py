@@ -1,0 +1,39 @@
+"""The PettingZoo environment `dune_v0` and the single-agent Gymnasium wrapper.
+
+`dune_env.env()` / `dune_env.raw_env()` (or `dune_env.dune_v0.env()`) build the environment;
+this package holds its parts: the action table, the observer and its layouts, rendering.
+"""
+
+from .action_table import (
+    ACTIONS,
+    KIND_OFFSET,
+    KIND_ORDER,
+    NUM_ACTIONS,
+    action_id,
+    action_name,
+    decode_action,
+)
+from .aec import IllegalActionError, InvalidActionError, env, raw_env
+from .config import EnvConfig
+from .layout import Field, Layout
+from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
+
+__all__ = [
+    "ACTIONS",
+    "EnvConfig",
+    "Field",
+    "IllegalActionError",
+    "InvalidActionError",
+    "KIND_OFFSET",
+    "KIND_ORDER",
+    "Layout",
+    "NUM_ACTIONS",
+    "OBS_LAYOUT",
+    "Observer",
+    "STATE_LAYOUT",
+    "action_id",
+    "action_name",
+    "decode_action",
+    "env",
+    "raw_env",
+]

@@ -1,0 +1,477 @@
+"""`dune_v0`: the PettingZoo AEC environment around the rules engine.
+
+The engine (`dune_env.engine`) owns the rules; this adapter owns the agent names, the action
+table, the observations, the rewards bookkeeping and the illegal-action policy.
+
+    import dune_env
+    env = dune_env.env(num_players=5)
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else policy(obs["observation"],
+                                                                obs["action_mask"])
+        env.step(action)
+
+See docs/environment.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+
+from ..engine.constants import FACTION_NAMES, NO_ONE
+from ..engine.decisions import OPTION_COUNTS, DecisionKind
+from ..engine.game import Game, legal_options
+from ..engine.state import GameState, Phase
+from .action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
+from .config import RENDER_MODES, EnvConfig
+from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
+
+_KIND_NAMES = tuple(k.name for k in DecisionKind)
+_MAX_SEED = 2**63 - 1
+
+
+class InvalidActionError(ValueError):
+    """An action that is not an action of this environment at all: out of range, None for an
+    agent that must act, or any action once the game is over."""
+
+
+class IllegalActionError(InvalidActionError):
+    """An action id of the table that is not legal for the pending decision (with
+    illegal_action="raise").  The environment is left unchanged."""
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
+    """The unwrapped `dune_v0` AEC environment.  Use `dune_env.env()` for the wrapped one.
+
+    Keyword arguments: every field of `dune_env.engine.GameConfig` (num_players=5,
+    faction_mode="random", factions, region_die_west_faces, strict_control, desert_landing,
+    face_dancers, win_reward, loss_reward, skip_forced_decisions, record_events=False) and
+    render_mode (None, "ansi", "human", "rgb_array"), illegal_action ("raise" or "penalize"),
+    illegal_penalty (-1.0).
+    """
+
+    metadata = {
+        "name": "dune_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, **config: Any) -> None:
+        EzPickle.__init__(self, **config)
+        super().__init__()
+        self.config = EnvConfig.from_kwargs(**config)
+        self.render_mode = self.config.render_mode
+        n = self.config.game.num_players
+        self.num_players = n
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.action_spaces: dict[str, gymnasium.spaces.Discrete] = {
+            agent: gymnasium.spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents
+        }
+        self.observation_spaces = {
+            agent: gymnasium.spaces.Dict(
+                {
+                    "observation": gymnasium.spaces.Box(
+                        low=OBS_LAYOUT.low, high=OBS_LAYOUT.high, dtype=np.float32
+                    ),
+                    "action_mask": gymnasium.spaces.Box(
+                        low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8
+                    ),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.state_space = gymnasium.spaces.Box(
+            low=STATE_LAYOUT.low, high=STATE_LAYOUT.high, dtype=np.float32
+        )
+        self.observation_layout = OBS_LAYOUT
+        self.state_layout = STATE_LAYOUT
+        self.observer = Observer(n)
+        self.game: Game | None = None
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
+        self.agent_selection = self.possible_agents[0]
+        self._seeder: np.random.Generator | None = None
+        self._done = False
+        self._rewards_dirty = False
+        self._legal_key = -1  # decision_count of the cached legal options
+        self._legal_kind = NO_ONE
+        self._legal_opts: list[int] = []
+        self._legal_ids = np.zeros(0, dtype=np.intp)
+        self._skip_agent_selection: str | None = None
+
+    # --- spaces ------------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self.observation_spaces[self._known(agent)]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: str) -> str:
+        if agent not in self.agent_name_mapping:
+            raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return agent
+
+    # --- episode -------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.  `seed` (an int >= 0) seeds the game's dice and the random faction
+        assignment; reset() without a seed continues the sequence of the last seeded reset
+        (or OS entropy if there was none).  `options` is accepted and ignored."""
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict or None, not {options!r}")
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int >= 0 or None, not {seed!r}")
+            if not 0 <= seed <= _MAX_SEED:
+                raise ValueError(f"seed must be in 0..2**63-1, not {seed}")
+            game_seed = int(seed)
+            self._seeder = np.random.default_rng(game_seed)
+        else:
+            if self._seeder is None:
+                self._seeder = np.random.default_rng()
+            game_seed = int(self._seeder.integers(_MAX_SEED))
+        self.game = Game(self.config.game, game_seed)
+        self._start_episode()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The engine's JSON-compatible snapshot of the current game (full information,
+        hidden fields included: for search and replays, not for players)."""
+        return self._require_game().snapshot()
+
+    def restore(self, snapshot: dict[str, Any] | str) -> None:
+        """Continue from an engine snapshot (a dict, or its JSON text), e.g. one taken with
+        `snapshot()` or built with `dune_env.engine.Scenario`.  The snapshot's own game
+        configuration applies to that game (variants, factions); its player count must be the
+        environment's.  Agents, rewards and terminations start afresh, as after reset()."""
+        if isinstance(snapshot, str):
+            game = Game.from_json(snapshot)
+        elif isinstance(snapshot, dict):
+            game = Game.restore(snapshot)
+        else:
+            raise TypeError(
+                f"restore takes a snapshot dict or its JSON text, not {type(snapshot).__name__}"
+            )
+        if game.config.num_players != self.num_players:
+            raise ValueError(
+                f"the snapshot is a {game.config.num_players}-player game; this environment "
+                f"has {self.num_players} agents"
+            )
+        self.game = game
+        self._start_episode()
+
+    def _start_episode(self) -> None:
+        self.observer.invalidate()
+        self._legal_key = -1
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._skip_agent_selection = None
+        self._done = False
+        self._rewards_dirty = False
+        game = self._require_game()
+        state = game.state
+        self.infos = {agent: self._info(state, seat) for seat, agent in enumerate(self.agents)}
+        if game.terminal:
+            self._finish(list(game.state.rewards))
+        else:
+            self.agent_selection = self.agents[game.state.pending_seat]
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("dune_v0: call reset() (or restore()) before using the environment")
+        return self.game
+
+    def _info(self, state: GameState, seat: int) -> dict[str, Any]:
+        faction = state.seat_faction[seat]
+        deciding = not self._done and state.pending_seat == seat
+        return {
+            "seat": seat,
+            "faction": faction,
+            "faction_name": FACTION_NAMES[faction] if faction >= 0 else None,
+            "decision": _KIND_NAMES[state.pending_kind] if deciding else None,
+        }
+
+    def _finish(self, rewards: list[float]) -> None:
+        """The game is over: every agent terminates and receives its reward."""
+        self._done = True
+        for seat, agent in enumerate(self.agents):
+            self.rewards[agent] = float(rewards[seat])
+            self.terminations[agent] = True
+        self._rewards_dirty = True
+        self._accumulate_rewards()
+        state = self._require_game().state
+        self.infos = {a: self._info(state, seat) for seat, a in enumerate(self.possible_agents)}
+        self.agent_selection = self.agents[0]
+
+    # --- legality: the one source of the mask and of the check in step --------------------
+
+    def _legal(self, state: GameState) -> list[int]:
+        """The engine's legal options of the pending decision (cached per decision).  Both the
+        action mask and the legality check of step() come from here."""
+        key = state.decision_count
+        if key != self._legal_key:
+            kind = state.pending_kind
+            opts = legal_options(state)
+            self._legal_kind = kind
+            self._legal_opts = opts
+            if kind >= 0:
+                self._legal_ids = np.add(opts, KIND_OFFSET[kind], dtype=np.intp)
+            else:
+                self._legal_ids = np.zeros(0, dtype=np.intp)
+            self._legal_key = key
+        return self._legal_opts
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the acting agent ([] once the game is over)."""
+        if self._done:
+            return []
+        self._legal(self._require_game().state)
+        return [int(a) for a in self._legal_ids]
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The int8 action mask of `agent` (default: the acting agent); all zeros unless that
+        agent must act now."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if agent is None:
+            agent = self.agent_selection
+        if not self._done and agent == self.agent_selection:
+            self._legal(self._require_game().state)
+            mask[self._legal_ids] = 1
+        return mask
+
+    # --- observing -------------------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._require_game()
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        state = game.state
+        obs = self.observer.observe(state, state.decision_count, seat)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if agent == self.agent_selection and not self._done:
+            self._legal(state)
+            mask[self._legal_ids] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state vector (STATE_LAYOUT, absolute seats, hidden fields included)."""
+        game = self._require_game()
+        return self.observer.global_state(game.state, game.state.decision_count)
+
+    # --- acting ----------------------------------------------------------------------------------
+
+    def step(self, action: Any) -> None:
+        game = self._require_game()
+        if not self.agents:
+            raise InvalidActionError(
+                "the game is over and every agent has already stepped out; call reset()"
+            )
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise InvalidActionError(
+                    f"{agent} is done (the game is over): step it with None, PettingZoo's "
+                    f"dead-step convention, not {action!r}"
+                )
+            self._was_dead_step(None)
+            return
+        action = check_action(action, agent)
+        state = game.state
+        opts = self._legal(state)
+        kind = self._legal_kind
+        option = action - KIND_OFFSET[kind]
+        if not 0 <= option < OPTION_COUNTS[kind] or option not in opts:
+            self._illegal(agent, action)
+            return
+        if self._rewards_dirty:
+            self._clear_rewards()
+            self._rewards_dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        drafting = state.phase == Phase.SETUP_DRAFT
+        game.apply(option)  # the engine checks the option against the same legal options
+        if state.phase == Phase.GAME_OVER:
+            self._finish(list(state.rewards))
+        else:
+            seat = state.pending_seat
+            next_agent = self.possible_agents[seat]
+            if drafting:
+                self.infos = {a: self._info(state, s) for s, a in enumerate(self.possible_agents)}
+            else:
+                self.infos[agent] = self._info(state, self.agent_name_mapping[agent])
+                if next_agent != agent:
+                    self.infos[next_agent] = self._info(state, seat)
+            self.agent_selection = next_agent
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: int) -> None:
+        opts = self._legal_opts
+        kind = DecisionKind(self._legal_kind)
+        if self.config.illegal_action == "raise":
+            legal = [KIND_OFFSET[kind] + o for o in opts]
+            shown = ", ".join(f"{a}={ACTIONS[a].name!r}" for a in legal[:12])
+            more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+            faction = self.infos[agent]["faction_name"] or "no faction yet"
+            raise IllegalActionError(
+                f"action {action} ({ACTIONS[action].name!r}) is not legal for {agent} "
+                f"({faction}) at decision {kind.name}; legal actions: [{shown}{more}]"
+            )
+        EnvLogger.warn_on_illegal_move()
+        if self._rewards_dirty:
+            self._clear_rewards()
+        self._cumulative_rewards[agent] = 0.0
+        rewards = [0.0] * self.num_players
+        rewards[self.agent_name_mapping[agent]] = self.config.illegal_penalty
+        self._finish(rewards)
+        self.infos[agent]["illegal_action"] = action
+
+    # --- rendering -------------------------------------------------------------------------------
+
+    def render(self) -> None | np.ndarray | str:
+        from .render import render_ansi, render_rgb
+
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
+            return None
+        game = self._require_game()
+        if self.render_mode == "rgb_array":
+            return render_rgb(game.state)
+        text = render_ansi(game.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def to_json(self) -> str:
+        """`snapshot()` as JSON text."""
+        return json.dumps(self.snapshot(), separators=(",", ":"))
+
+
+def check_action(action: Any, agent: str = "the agent") -> int:
+    """`action` as a Python int in 0..NUM_ACTIONS-1, or a clear TypeError / InvalidActionError."""
+    if type(action) is int:
+        value = action
+    elif isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"the action of {agent} must be an int action id, not the bool {action!r}")
+    elif isinstance(action, (int, np.integer)):
+        value = int(action)
+    elif (
+        isinstance(action, np.ndarray)
+        and action.shape in ((), (1,))
+        and (np.issubdtype(action.dtype, np.integer))
+    ):
+        value = int(action.reshape(()))
+    elif action is None:
+        raise InvalidActionError(
+            f"{agent} must act: None is only for agents that are done (dead steps)"
+        )
+    else:
+        raise TypeError(
+            f"the action of {agent} must be an int action id in 0..{NUM_ACTIONS - 1}, "
+            f"not {type(action).__name__} {action!r}"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise InvalidActionError(
+            f"action {value} of {agent} is out of range: action ids are 0..{NUM_ACTIONS - 1} "
+            f"(Discrete({NUM_ACTIONS}))"
+        )
+    return value
+
+
+class DuneAssertOutOfBounds(AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper, with errors that name the bad action
+    (TypeError or InvalidActionError instead of a bare AssertionError)."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw: raw_env = env.unwrapped
+
+    def step(self, action: Any) -> None:
+        if action is not None:
+            check_action(action, self._raw.agent_selection)
+        self.env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self.env.last(observe)
+
+
+def _forwarded(name: str) -> property:
+    """A read-only attribute of the raw environment, with OrderEnforcingWrapper's
+    AttributeError before reset.  (PettingZoo's __getattr__ forwarding walks every wrapper
+    on each access; these attributes are read several times per step.)"""
+
+    def get(self: DuneOrderEnforcing) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, doc=f"The raw environment's `{name}`.")
+
+
+class DuneOrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper, except that stepping once every agent has stepped
+    out raises (PettingZoo's only logs a warning), and that the per-step attributes are read
+    from the raw environment directly."""
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw: raw_env = env.unwrapped
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self._raw.agents:
+            raise InvalidActionError(
+                "the game is over and every agent has already stepped out; call reset()"
+            )
+        self._has_updated = True
+        self.env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+def env(**config: Any) -> DuneOrderEnforcing:
+    """The wrapped `dune_v0` environment (PettingZoo's classic stack).
+
+    Stack: DuneOrderEnforcing(DuneAssertOutOfBounds(raw_env)).  There is no
+    TerminateIllegalWrapper: illegal actions are handled by the raw environment as configured
+    (illegal_action="raise" or "penalize"), so both settings mean the same wrapped or not.
+    """
+    return DuneOrderEnforcing(DuneAssertOutOfBounds(raw_env(**config)))

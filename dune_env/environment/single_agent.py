@@ -1,0 +1,203 @@
+"""A single-agent Gymnasium view of `dune_v0`: one learning seat against fixed opponent policies.
+
+    env = DuneSingleAgentEnv(num_players=5, learner="rotate")   # or learner=2
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(env.action_masks().argmax())
+
+- Observation: the learner's flat observation vector (`OBS_LAYOUT`, Box float32); the legal
+  actions are `env.action_masks()` (bool, for sb3-contrib's MaskablePPO) and `info["action_mask"]`
+  is not provided, to keep the per-step info small.
+- Opponents: callables `(observation, action_mask) -> action id`, one for all seats, a
+  sequence indexed by seat, or a dict {seat or agent name: callable}; seats without a policy
+  play uniformly at random among legal actions with the wrapper's seeded generator.
+- Rewards: every reward the AEC environment gives the learner, including those that arrive while
+  other players act, is added to the learner's next transition, so the episode return equals the
+  learner's final game reward.
+- Illegal actions do not raise (Gymnasium's and SB3's env checkers step unmasked random
+  actions): the episode ends at once with `illegal_penalty` for the learner
+  (`info["illegal_action"]` is set).  Out-of-range or non-integer actions still raise.
+- `learner="rotate"`: the learning seat moves one seat clockwise every episode; a reset with a
+  seed restarts the rotation at seat 0, so seeded resets are reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, SupportsFloat
+
+import gymnasium
+import numpy as np
+
+from .action_table import NUM_ACTIONS
+from .aec import check_action, raw_env
+from .observer import OBS_LAYOUT
+
+Policy = Callable[[np.ndarray, np.ndarray], Any]
+_MAX_REDEALS = 100
+
+
+class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """One seat of `dune_v0` as a Gymnasium environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
+
+    def __init__(
+        self,
+        learner: int | str = 0,
+        opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None = None,
+        illegal_penalty: float = -1.0,
+        **config: Any,
+    ) -> None:
+        if "illegal_action" in config:
+            raise ValueError(
+                "DuneSingleAgentEnv always ends the episode on an illegal action; "
+                "do not pass illegal_action (illegal_penalty sets the learner's reward)"
+            )
+        self.aec = raw_env(illegal_action="raise", illegal_penalty=illegal_penalty, **config)
+        self.render_mode = self.aec.render_mode
+        self.num_players = self.aec.num_players
+        self.illegal_penalty = self.aec.config.illegal_penalty
+        self._rotate = learner == "rotate"
+        self._fixed_seat = self._parse_learner(learner)
+        self._opponents = self._parse_opponents(opponents)
+        self.observation_space = gymnasium.spaces.Box(
+            low=OBS_LAYOUT.low, high=OBS_LAYOUT.high, dtype=np.float32
+        )
+        self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.learner_seat = self._fixed_seat
+        self._episode = -1
+        self._over = True
+        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+
+    # --- configuration -------------------------------------------------------------------------
+
+    def _parse_learner(self, learner: int | str) -> int:
+        n = self.num_players
+        if learner == "rotate":
+            return 0
+        if isinstance(learner, str) and learner in self.aec.agent_name_mapping:
+            return self.aec.agent_name_mapping[learner]
+        if isinstance(learner, (int, np.integer)) and not isinstance(learner, bool):
+            if 0 <= learner < n:
+                return int(learner)
+        raise ValueError(
+            f"learner={learner!r} is not a seat: use 0..{n - 1}, an agent name "
+            f"player_0..player_{n - 1}, or 'rotate'"
+        )
+
+    def _parse_opponents(
+        self, opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None
+    ) -> list[Policy | None]:
+        n = self.num_players
+        if opponents is None:
+            return [None] * n
+        if callable(opponents):
+            return [opponents] * n
+        if isinstance(opponents, Mapping):
+            table: list[Policy | None] = [None] * n
+            for key, policy in opponents.items():
+                seat = self.aec.agent_name_mapping.get(key, key)
+                if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+                    raise ValueError(
+                        f"opponents key {key!r} is not a seat 0..{n - 1} or an agent name"
+                    )
+                if not callable(policy):
+                    raise TypeError(f"opponents[{key!r}] must be callable, not {policy!r}")
+                table[seat] = policy
+            return table
+        if isinstance(opponents, Sequence):
+            if len(opponents) != n:
+                raise ValueError(f"opponents has {len(opponents)} entries; give one per seat ({n})")
+            for i, entry in enumerate(opponents):
+                if entry is not None and not callable(entry):
+                    raise TypeError(f"opponents[{i}] must be callable or None, not {entry!r}")
+            return list(opponents)
+        raise TypeError(
+            "opponents must be a callable (observation, action_mask) -> action, a sequence of "
+            f"them by seat, or a dict {{seat: callable}}; got {type(opponents).__name__}"
+        )
+
+    # --- Gymnasium API ---------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._episode = -1
+        self._episode += 1
+        if self._rotate:
+            self.learner_seat = self._episode % self.num_players
+        # The game seed comes from the wrapper's generator, itself seeded by `seed`.  Rewards
+        # only come at the end of a game; a game that ends before the learner's first decision
+        # (never seen in practice) is dealt again.
+        for _ in range(_MAX_REDEALS):
+            self.aec.reset(seed=int(self.np_random.integers(2**63 - 1)))
+            self._over = False
+            self._play_opponents()
+            if not self._over:
+                break
+        else:  # pragma: no cover
+            raise RuntimeError("the game ended before the learner's first decision 100 times")
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        agent = self.aec.possible_agents[self.learner_seat]
+        action = check_action(action, agent)
+        if not self._mask[action]:
+            self._over = True
+            self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+            info = self._info()
+            info["illegal_action"] = action
+            return self._observation(), float(self.illegal_penalty), True, False, info
+        self.aec.step(action)
+        reward = self.aec.rewards[agent] + self._play_opponents()
+        return self._observation(), float(reward), bool(self._over), False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (MaskablePPO's hook)."""
+        return self._mask.copy()
+
+    def render(self) -> None | np.ndarray | str:  # type: ignore[override]
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
+
+    # --- internals -------------------------------------------------------------------------------
+
+    def _play_opponents(self) -> float:
+        """Let the other seats act until the learner must decide or the game ends; return the
+        learner's rewards collected meanwhile."""
+        aec = self.aec
+        learner = aec.possible_agents[self.learner_seat]
+        collected = 0.0
+        while not aec.terminations[learner]:
+            agent = aec.agent_selection
+            if agent == learner:
+                self._mask = aec.action_mask(agent).astype(bool)
+                return collected
+            seat = aec.agent_name_mapping[agent]
+            policy = self._opponents[seat]
+            if policy is None:
+                legal = aec.legal_actions()
+                action = legal[int(self.np_random.integers(len(legal)))]
+            else:
+                obs = aec.observe(agent)
+                action = policy(obs["observation"], obs["action_mask"])
+            aec.step(action)
+            collected += aec.rewards[learner]
+        self._over = True
+        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        return collected
+
+    def _observation(self) -> np.ndarray:
+        return self.aec.observe(self.aec.possible_agents[self.learner_seat])["observation"]
+
+    def _info(self) -> dict[str, Any]:
+        info = dict(self.aec.infos.get(self.aec.possible_agents[self.learner_seat], {}))
+        if self._over and self.aec.game is not None and self.aec.game.terminal:
+            info["final_rewards"] = list(self.aec.game.rewards)
+        return info

@@ -1,0 +1,77 @@
+"""Rendering: text ("ansi", "human") and the map picture ("rgb_array")."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import dune_env
+from dune_env.environment.render import FACTION_COLOURS, _anchor
+
+from .helpers import play, random_action
+
+
+def test_ansi_describes_the_public_state() -> None:
+    env = dune_env.env(num_players=5, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert isinstance(text, str)
+    game = env.unwrapped.game
+    s = game.state
+    assert f"round {s.round}/6" in text and f"storm over sector {s.storm_sector}" in text
+    for name in ("Cielago Plain", "Polar Cap", "Tuek's Sietch"):
+        assert name in text
+    for faction in s.seat_faction:
+        assert dune_env.engine.FACTION_NAMES_BY_ID[faction] in text
+    assert f"Pending: seat {s.pending_seat}" in text
+
+
+def test_human_prints_the_ansi_text(capsys: pytest.CaptureFixture[str]) -> None:
+    env = dune_env.env(num_players=3, render_mode="human")
+    env.reset(seed=2)
+    capsys.readouterr()
+    assert env.render() is None
+    printed = capsys.readouterr().out
+    env.unwrapped.render_mode = "ansi"
+    assert printed == env.render() + "\n"
+    env.unwrapped.render_mode = "human"
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # human renders each step
+    assert "Pending" in capsys.readouterr().out
+
+
+def test_no_render_mode_warns_and_returns_none() -> None:
+    env = dune_env.env(num_players=3)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert env.render() is None
+
+
+def test_rgb_array_shows_units_storm_and_survives_game_end() -> None:
+    env = dune_env.raw_env(num_players=6, render_mode="rgb_array")
+    env.reset(seed=3)
+    rng = random.Random(3)
+    for _ in range(40):
+        env.step(random_action(env.action_mask(), rng))
+    first = env.render()
+    assert isinstance(first, np.ndarray) and first.dtype == np.uint8
+    assert first.ndim == 3 and first.shape[2] == 3
+    game = env.game
+    assert game is not None
+    # Each occupied region shows a box in the colour of its first faction (faction order).
+    s = game.state
+    checked = 0
+    for region in range(10):
+        present = [f for f in range(8) if s.units[f][region * 2] + s.units[f][region * 2 + 1]]
+        if not present:
+            continue
+        x, y = _anchor(region)
+        patch = first[int(y) : int(y) + 14, int(x) - 36 : int(x) - 14]
+        colour = np.array(FACTION_COLOURS[present[0]])
+        assert (np.abs(patch.astype(int) - colour).sum(axis=2) < 10).any(), region
+        checked += 1
+    assert checked >= 3
+    play(env, rng)
+    last = env.render()
+    assert last.shape == first.shape and not np.array_equal(last, first)
