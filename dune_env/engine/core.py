@@ -49,10 +49,17 @@ def decision(kind: DecisionKind, legal: LegalFn) -> Callable[[ApplyFn], ApplyFn]
 def ask(state: GameState, kind: DecisionKind, seat: int) -> None:
     state.pending_kind = int(kind)
     state.pending_seat = seat
+    state.legal_cache = None
 
 
 def ask_faction(state: GameState, kind: DecisionKind, faction: int) -> None:
     ask(state, kind, state.faction_seat[faction])
+
+
+def ask_known(state: GameState, kind: DecisionKind, seat: int, options: list[int]) -> None:
+    """`ask` when the runner has just computed the legal options: keep them."""
+    ask(state, kind, seat)
+    state.legal_cache = options
 
 
 def emit(state: GameState, *event: int) -> None:
@@ -74,3 +81,4 @@ def goto(state: GameState, phase: Phase) -> None:
 def clear_pending(state: GameState) -> None:
     state.pending_kind = NO_ONE
     state.pending_seat = NO_ONE
+    state.legal_cache = None

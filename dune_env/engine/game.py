@@ -39,7 +39,10 @@ def legal_options(state: GameState) -> list[int]:
     """The legal options of the pending decision ([] when the game is over)."""
     if state.pending_kind == NO_ONE:
         return []
-    return LEGAL[state.pending_kind](state)
+    cache = state.legal_cache
+    if cache is None:
+        cache = state.legal_cache = LEGAL[state.pending_kind](state)
+    return cache
 
 
 def advance(state: GameState) -> None:
@@ -130,7 +133,7 @@ class Game:
         return Decision(DecisionKind(s.pending_kind), seat, faction, tuple(legal_options(s)))
 
     def legal_options(self) -> list[int]:
-        return legal_options(self.state)
+        return list(legal_options(self.state))
 
     @property
     def winners(self) -> list[int]:

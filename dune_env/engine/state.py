@@ -132,6 +132,7 @@ class GameState:
         "history",
         "events",
         "decision_count",
+        "legal_cache",
     )
 
     def __init__(self, config: GameConfig, seed: int) -> None:
@@ -193,6 +194,9 @@ class GameState:
         self.history: list[list[int]] = []
         self.events: list[tuple[int, ...]] = []
         self.decision_count = 0
+        # The pending decision's legal options, computed once (not part of snapshots).  Engine
+        # transitions reset it; code that edits a state by hand must call `invalidate()`.
+        self.legal_cache: list[int] | None = None
 
     # --- convenience ---------------------------------------------------------------------
 
@@ -227,6 +231,10 @@ class GameState:
         u[i] -= n
         u[dst * NUM_UNIT_TYPES + unit_type] += n
 
+    def invalidate(self) -> None:
+        """Forget cached derived values after editing the state by hand."""
+        self.legal_cache = None
+
     # --- clone ---------------------------------------------------------------------------
 
     def clone(self) -> GameState:
@@ -244,6 +252,7 @@ class GameState:
             other.history[-1] = list(other.history[-1])
         other.events = list(self.events)
         other.rng = self.rng.clone()
+        other.legal_cache = None
         return other
 
     # --- snapshot ------------------------------------------------------------------------

@@ -7,9 +7,11 @@
 - Observation: the learner's flat observation vector (`OBS_LAYOUT`, Box float32); the legal
   actions are `env.action_masks()` (bool, for sb3-contrib's MaskablePPO) and `info["action_mask"]`
   is not provided, to keep the per-step info small.
-- Opponents: callables `(observation, action_mask) -> action id`, one for all seats, a
-  sequence indexed by seat, or a dict {seat or agent name: callable}; seats without a policy
+- Opponents: callables `(observation, action_mask) -> action id` or engine policies (objects
+  with `act(game, seat) -> option`, like the built-in heuristics), one for all seats, a
+  sequence indexed by seat, or a dict {seat or agent name: policy}; seats without a policy
   play uniformly at random among legal actions with the wrapper's seeded generator.
+  `opponent_sampler(rng) -> opponents` is called at every reset instead, for opponent pools.
 - Rewards: every reward the AEC environment gives the learner, including those that arrive while
   other players act, is added to the learner's next transition, so the episode return equals the
   learner's final game reward.
@@ -28,7 +30,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 
-from .action_table import NUM_ACTIONS
+from .action_table import KIND_OFFSET, NUM_ACTIONS
 from .aec import check_action, raw_env
 from .observer import OBS_LAYOUT
 
@@ -46,6 +48,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         learner: int | str = 0,
         opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None = None,
         illegal_penalty: float = -1.0,
+        opponent_sampler: Callable[[np.random.Generator], Any] | None = None,
         **config: Any,
     ) -> None:
         if "illegal_action" in config:
@@ -60,6 +63,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._rotate = learner == "rotate"
         self._fixed_seat = self._parse_learner(learner)
         self._opponents = self._parse_opponents(opponents)
+        self._sampler = opponent_sampler
         self.observation_space = gymnasium.spaces.Box(
             low=OBS_LAYOUT.low, high=OBS_LAYOUT.high, dtype=np.float32
         )
@@ -91,8 +95,8 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         n = self.num_players
         if opponents is None:
             return [None] * n
-        if callable(opponents):
-            return [opponents] * n
+        if _is_policy(opponents):
+            return [opponents] * n  # type: ignore[list-item]
         if isinstance(opponents, Mapping):
             table: list[Policy | None] = [None] * n
             for key, policy in opponents.items():
@@ -101,16 +105,16 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                     raise ValueError(
                         f"opponents key {key!r} is not a seat 0..{n - 1} or an agent name"
                     )
-                if not callable(policy):
-                    raise TypeError(f"opponents[{key!r}] must be callable, not {policy!r}")
+                if not _is_policy(policy):
+                    raise TypeError(f"opponents[{key!r}] must be a policy, not {policy!r}")
                 table[seat] = policy
             return table
         if isinstance(opponents, Sequence):
             if len(opponents) != n:
                 raise ValueError(f"opponents has {len(opponents)} entries; give one per seat ({n})")
             for i, entry in enumerate(opponents):
-                if entry is not None and not callable(entry):
-                    raise TypeError(f"opponents[{i}] must be callable or None, not {entry!r}")
+                if entry is not None and not _is_policy(entry):
+                    raise TypeError(f"opponents[{i}] must be a policy or None, not {entry!r}")
             return list(opponents)
         raise TypeError(
             "opponents must be a callable (observation, action_mask) -> action, a sequence of "
@@ -128,6 +132,8 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._episode += 1
         if self._rotate:
             self.learner_seat = self._episode % self.num_players
+        if self._sampler is not None:
+            self._opponents = self._parse_opponents(self._sampler(self.np_random))
         # The game seed comes from the wrapper's generator, itself seeded by `seed`.  Rewards
         # only come at the end of a game; a game that ends before the learner's first decision
         # (never seen in practice) is dealt again.
@@ -184,6 +190,10 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             if policy is None:
                 legal = aec.legal_actions()
                 action = legal[int(self.np_random.integers(len(legal)))]
+            elif hasattr(policy, "act"):  # an engine policy
+                game = aec.game
+                assert game is not None
+                action = KIND_OFFSET[game.state.pending_kind] + policy.act(game, seat)
             else:
                 obs = aec.observe(agent)
                 action = policy(obs["observation"], obs["action_mask"])
@@ -201,3 +211,8 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._over and self.aec.game is not None and self.aec.game.terminal:
             info["final_rewards"] = list(self.aec.game.rewards)
         return info
+
+
+def _is_policy(obj: Any) -> bool:
+    """An observation callable or an engine policy (with `act(game, seat)`)."""
+    return callable(obj) or callable(getattr(obj, "act", None))

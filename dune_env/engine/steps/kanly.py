@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..constants import NO_ONE, NUM_FACTIONS, NUM_UNIT_TYPES, RESERVE, Die, Faction, KanlyFace
-from ..core import ask, decision, emit, goto, runner
+from ..core import ask_known, decision, emit, goto, runner
 from ..decisions import (
     KANLY_NONE,
     KANLY_TAKE,
@@ -62,8 +62,9 @@ def legal_kanly(state: GameState) -> list[int]:
 
 @runner(Phase.KANLY)
 def run_kanly(state: GameState) -> None:
-    if len(legal_kanly(state)) > 1:
-        ask(state, DecisionKind.KANLY, state.active_seat)
+    options = legal_kanly(state)
+    if len(options) > 1:
+        ask_known(state, DecisionKind.KANLY, state.active_seat, options)
     else:
         goto(state, Phase.LAND_START)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..constants import CARD, NUM_UNIT_TYPES, RESERVE, Faction, Token
-from ..core import ask, ask_faction, decision, emit, goto, runner
+from ..core import ask, ask_faction, ask_known, decision, emit, goto, runner
 from ..decisions import (
     LAND_SMUGGLERS_LEADER,
     LAND_STOP,
@@ -202,11 +202,9 @@ def legal_land(state: GameState) -> list[int]:
 
 @runner(Phase.LAND_ACTIVE, Phase.LAND_ALLY)
 def run_land(state: GameState) -> None:
-    if len(legal_land(state)) > 1:
-        if state.phase == Phase.LAND_ACTIVE:
-            ask(state, DecisionKind.LAND, state.active_seat)
-        else:
-            ask_faction(state, DecisionKind.LAND, state.ally)
+    options = legal_land(state)
+    if len(options) > 1:
+        ask_known(state, DecisionKind.LAND, state.faction_seat[_lander(state)], options)
     else:
         _end_landing(state)
 

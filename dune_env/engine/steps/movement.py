@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..constants import NUM_UNIT_TYPES, Die, Faction, Token
-from ..core import ask, ask_faction, decision, emit, goto, runner
+from ..core import ask, ask_known, decision, emit, goto, runner
 from ..decisions import DecisionKind, decode_move, move_option
 from ..events import EventKind
 from ..queries import MAP, POLAR, REGIONS, in_storm, occupied, spice_die_is_worm
@@ -73,11 +73,9 @@ def legal_move(state: GameState) -> list[int]:
 
 @runner(Phase.MOVE_ACTIVE, Phase.MOVE_ALLY)
 def run_move(state: GameState) -> None:
-    if len(legal_move(state)) > 1:
-        if state.phase == Phase.MOVE_ACTIVE:
-            ask(state, DecisionKind.MOVE, state.active_seat)
-        else:
-            ask_faction(state, DecisionKind.MOVE, state.ally)
+    options = legal_move(state)
+    if len(options) > 1:
+        ask_known(state, DecisionKind.MOVE, state.faction_seat[_mover(state)], options)
     else:
         _end_moves(state)
 

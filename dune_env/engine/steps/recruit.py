@@ -12,7 +12,7 @@ from ..constants import (
     Faction,
     UnitType,
 )
-from ..core import ask, ask_faction, decision, emit, goto, runner
+from ..core import ask, ask_known, decision, emit, goto, runner
 from ..decisions import (
     RECRUIT_ELITE,
     RECRUIT_LEADER,
@@ -81,12 +81,12 @@ def legal_recruit(state: GameState) -> list[int]:
 
 @runner(Phase.RECRUIT_ACTIVE, Phase.RECRUIT_ALLY)
 def run_recruit(state: GameState) -> None:
-    if state.recruit_dice and len(legal_recruit(state)) > 1:
-        if state.phase == Phase.RECRUIT_ACTIVE:
-            ask(state, DecisionKind.RECRUIT, state.active_seat)
-        else:
-            ask_faction(state, DecisionKind.RECRUIT, state.ally)
-        return
+    if state.recruit_dice:
+        options = legal_recruit(state)
+        if len(options) > 1:
+            seat = state.faction_seat[_recruiter(state)]
+            ask_known(state, DecisionKind.RECRUIT, seat, options)
+            return
     _next_recruiter(state)
 
 

@@ -20,7 +20,8 @@ SPICE_BIT = 1 << Die.SPICE
 
 
 def unfixed_mask(state: GameState) -> int:
-    return sum(1 << d for d in range(NUM_DICE) if not state.dice_fixed[d])
+    fixed = state.dice_fixed
+    return sum(1 << d for d in range(NUM_DICE) if not fixed[d])
 
 
 @runner(Phase.ROLL)
@@ -34,14 +35,19 @@ def legal_fix(state: GameState) -> list[int]:
     rolled = unfixed_mask(state)
     worm = bool(rolled & SPICE_BIT) and state.dice_faces[Die.SPICE] == SHAI_HULUD_FACE
     thumper_ok = worm and state.thumpers[state.active_faction] > 0 and rolled != SPICE_BIT
-    options = []
-    subset = rolled
-    while subset:
-        if not worm or subset & SPICE_BIT or thumper_ok:
-            options.append(subset)
-        subset = (subset - 1) & rolled
-    options.reverse()
-    return options
+    if worm and not thumper_ok:
+        return _WITH_SPICE[rolled]
+    return _SUBSETS[rolled]
+
+
+def _subsets(mask: int) -> list[int]:
+    """The non-empty subsets of `mask`, ascending."""
+    return [s for s in range(1, mask + 1) if s & mask == s]
+
+
+# Shared, read-only tables: every non-empty subset of each mask, and those keeping the spice die.
+_SUBSETS: tuple[list[int], ...] = tuple(_subsets(m) for m in range(1 << NUM_DICE))
+_WITH_SPICE: tuple[list[int], ...] = tuple([s for s in x if s & SPICE_BIT] for x in _SUBSETS)
 
 
 @decision(DecisionKind.FIX_DICE, legal_fix)
