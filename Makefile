@@ -21,9 +21,9 @@ run: setup
 	$(PY) -m dune_env.play
 
 lint: setup
-	$(PY) -m ruff check dune_env tests benchmarks
-	$(PY) -m ruff format --check dune_env tests benchmarks
-	$(PY) -m mypy dune_env
+	$(PY) -m ruff check dune_env tests benchmarks training
+	$(PY) -m ruff format --check dune_env tests benchmarks training
+	$(PY) -m mypy dune_env training
 
 test: lint
 	$(PY) -m pytest -q

@@ -123,12 +123,9 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
 
     names = sorted(summary["policies"])
     rates = [summary["policies"][n]["win_rate"] for n in names]
-    lows = [
-        r - summary["policies"][n]["win_rate_ci95"][0] for n, r in zip(names, rates, strict=True)
-    ]
-    highs = [
-        summary["policies"][n]["win_rate_ci95"][1] - r for n, r in zip(names, rates, strict=True)
-    ]
+    intervals = [summary["policies"][n]["win_rate_ci95"] for n in names]
+    lows = [max(0.0, r - ci[0]) for r, ci in zip(rates, intervals, strict=True)]
+    highs = [max(0.0, ci[1] - r) for r, ci in zip(rates, intervals, strict=True)]
     paths = []
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar(names, rates, yerr=[lows, highs], capsize=6, color="#c8883a")

@@ -18,6 +18,11 @@ BUILTIN_POLICIES: dict[str, str] = {
     "economic": "dune_env.policies.heuristics:EconomicPolicy",
     "mcts": "dune_env.policies.mcts:MCTSPolicy",
 }
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+# name -> shipped checkpoint (trained models; see docs/model_card_ppo_4p.md).
+SHIPPED_MODELS: dict[str, str] = {
+    "ppo-4p": "ppo_4p.zip",
+}
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 
 
@@ -31,7 +36,7 @@ def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
 
 
 def policy_names() -> list[str]:
-    return sorted(set(BUILTIN_POLICIES) | set(_USER_POLICIES))
+    return sorted(set(BUILTIN_POLICIES) | set(_USER_POLICIES) | set(SHIPPED_MODELS))
 
 
 def _import(path: str) -> Any:
@@ -87,10 +92,20 @@ def load_policy(spec: str | Callable[..., Any] | EnginePolicy, seed: int = 0) ->
         return policy
     if spec in BUILTIN_POLICIES:
         return _wrap(_import(BUILTIN_POLICIES[spec]), seed, spec)
+    if spec in SHIPPED_MODELS:
+        from .sb3 import load_sb3_policy
+
+        policy = load_sb3_policy(str(CHECKPOINT_DIR / SHIPPED_MODELS[spec]))
+        policy.name = spec
+        return policy
     if spec.endswith(".zip") or Path(spec).suffix == ".zip":
         from .sb3 import load_sb3_policy
 
         return load_sb3_policy(spec)
+    if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").exists():
+        from .rllib import load_rllib_policy
+
+        return load_rllib_policy(spec)
     if ":" in spec:
         return _wrap(_import(spec), seed, spec)
     raise PolicyLoadError(

@@ -193,3 +193,17 @@ def test_command_rejects_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--policies", "random", "random", "random", "random", "--players", "3"]
     assert bench_main([*args, "--no-progress"]) == 2
     assert "at most 3" in capsys.readouterr().err
+
+
+def test_plots_accept_a_zero_win_rate(tmp_path: Path) -> None:
+    """A policy that never wins has a 0% rate and a lower bound of exactly 0 (regression)."""
+    from dune_env.harness.report import write_plots
+
+    summary = {
+        "policies": {
+            "never": {"win_rate": 0.0, "win_rate_ci95": [0.0, 0.3], "by_faction": {}},
+            "always": {"win_rate": 1.0, "win_rate_ci95": [0.7, 1.0], "by_faction": {}},
+        }
+    }
+    paths = write_plots(summary, tmp_path)
+    assert all(p.stat().st_size > 1000 for p in paths)

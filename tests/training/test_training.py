@@ -1,0 +1,161 @@
+"""Training recipes: tiny-budget smoke runs that write loadable checkpoints playing only legal
+actions, resumption, reward credit, and the configuration loader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dune_env.engine import Game, GameConfig
+from dune_env.policies.registry import PolicyLoadError, load_policy
+from training.config_utils import ConfigKeyError, load_config
+from training.ppo_selfplay import PPOSelfPlayConfig, train
+from training.rllib_ppo import RLlibConfig
+
+TINY = {
+    "total_timesteps": 512,
+    "n_envs": 1,
+    "n_steps": 256,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "snapshot_interval": 256,
+    "eval_interval": 0,
+    "checkpoint_interval": 256,
+    "net_arch": (32, 32),
+}
+
+
+def play_full_games(spec: str, games: int = 2) -> None:
+    """The policy plays every seat of full 4-player games; Game.apply rejects any illegal
+    option, so finishing proves every action was legal."""
+    policy = load_policy(spec)
+    for seed in range(games):
+        game = Game(GameConfig(num_players=4), seed=seed)
+        while not game.terminal:
+            game.apply(policy.act(game, game.pending.seat))
+        assert len(game.rewards) == 4
+
+
+def test_ppo_selfplay_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Path) -> None:
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="tiny", **TINY)
+    final = train(cfg)
+    run = tmp_path / "tiny_seed0"
+    assert final == run / "final_model.zip" and final.exists()
+    assert (run / "checkpoints" / "latest.zip").exists()
+    assert list((run / "pool").glob("snapshot_*.zip")), "snapshots feed the opponent pool"
+    assert list((run / "tb").rglob("events.out.tfevents.*")), "TensorBoard logs are written"
+    play_full_games(str(final))
+
+
+def test_ppo_selfplay_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="resume", **TINY)
+    train(cfg)
+    first = json.loads((tmp_path / "resume_seed0" / "checkpoints" / "latest.json").read_text())
+    assert first["num_timesteps"] >= 512
+    longer = PPOSelfPlayConfig(
+        out_dir=str(tmp_path), config_name="resume", **{**TINY, "total_timesteps": 1024}
+    )
+    train(longer)
+    info = json.loads((tmp_path / "resume_seed0" / "training.json").read_text())
+    assert info["num_timesteps"] >= 1024
+    # Only the missing steps were trained in the second session.
+    assert info["learner_steps_per_second"] > 0
+    second = json.loads((tmp_path / "resume_seed0" / "checkpoints" / "latest.json").read_text())
+    assert second["num_timesteps"] > first["num_timesteps"]
+
+
+def test_rllib_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Path) -> None:
+    pytest.importorskip("ray.rllib")
+    from training.rllib_ppo import main as rllib_main
+
+    code = rllib_main(
+        [
+            "--iterations", "1",
+            "--train-batch-size", "300",
+            "--minibatch-size", "100",
+            "--num-epochs", "1",
+            "--hidden", "32,32",
+            "--out-dir", str(tmp_path),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    checkpoint = tmp_path / "rllib_4p_seed0" / "checkpoint"
+    assert (checkpoint / "rllib_checkpoint.json").exists()
+    assert (tmp_path / "rllib_4p_seed0" / "metrics.jsonl").read_text().strip()
+    play_full_games(str(checkpoint), games=1)
+
+
+def test_reward_credit_learner_return_equals_game_reward() -> None:
+    """The learner's episode return equals its final game reward, including when the game ends
+    on another player's turn (heuristic opponents, rotating learner seat)."""
+    from dune_env.environment.single_agent import DuneSingleAgentEnv
+
+    env = DuneSingleAgentEnv(
+        learner="rotate", num_players=4, opponents=load_policy("aggressive", seed=1)
+    )
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=11)
+    for _episode in range(6):
+        total = 0.0
+        done = False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            obs, reward, done, truncated, info = env.step(int(rng.choice(legal)))
+            total += reward
+        assert total == info["final_rewards"][env.learner_seat]
+        obs, info = env.reset()
+
+
+def test_config_loader_rejects_unknown_keys(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\nlearnig_rate: 0.1\n")
+    with pytest.raises(ConfigKeyError, match="learnig_rate.*known keys"):
+        load_config(PPOSelfPlayConfig, bad)
+    with pytest.raises(ConfigKeyError, match="unknown option"):
+        load_config(PPOSelfPlayConfig, None, ["--learnig-rate", "0.1"])
+    with pytest.raises(ConfigKeyError, match="not a valid int"):
+        load_config(PPOSelfPlayConfig, None, ["--seed", "abc"])
+    with pytest.raises(ConfigKeyError, match="known keys"):
+        load_config(RLlibConfig, bad)
+
+
+def test_config_loader_reads_yaml_and_overrides() -> None:
+    cfg = load_config(
+        PPOSelfPlayConfig, "configs/ppo_4p.yaml", ["--seed", "3", "--net-arch", "64,64"]
+    )
+    assert cfg.config_name == "ppo_4p" and cfg.seed == 3 and cfg.net_arch == (64, 64)
+    assert cfg.num_players == 4
+
+
+def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
+    """A model whose spaces do not match dune_v0 fails with a clear message."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    class Tiny(gymnasium.Env):
+        observation_space = gymnasium.spaces.Box(0, 1, (3,), np.float32)
+        action_space = gymnasium.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(3, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(3, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(2, bool)
+
+    model = MaskablePPO("MlpPolicy", make_vec_env(Tiny, 1), n_steps=16, batch_size=16)
+    path = tmp_path / "tiny.zip"
+    model.save(path)
+    with pytest.raises(PolicyLoadError, match="does not match dune_v0"):
+        load_policy(str(path))
+    with pytest.raises(PolicyLoadError, match="does not exist"):
+        load_policy(str(tmp_path / "missing.zip"))
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(PolicyLoadError, match="not a stable-baselines3"):
+        load_policy(str(tmp_path / "junk.zip"))

@@ -1,0 +1,62 @@
+"""Evaluate any checkpoint with the benchmark harness, in one command.
+
+    python -m training.evaluate runs/ppo/ppo_4p_seed0/final_model.zip --games 200
+    python -m training.evaluate runs/rllib/rllib_4p_seed0/checkpoint --opponents random
+    python -m training.evaluate ppo-4p
+
+The checkpoint (a MaskablePPO .zip, an RLlib checkpoint folder, or a registered name) takes one
+seat against copies of each opponent, seats and factions rotated; prints its win rate with a 95%
+Wilson interval against each and writes the harness reports under --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    from dune_env.harness import run_benchmark
+    from dune_env.policies.registry import PolicyLoadError, load_policy
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("checkpoint", help=".zip model, RLlib checkpoint folder, or policy name")
+    parser.add_argument("--opponents", nargs="+", default=["random", "aggressive", "economic"])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=200, help="games per opponent")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", default="runs/eval")
+    args = parser.parse_args(argv)
+    try:
+        load_policy(args.checkpoint)  # a clear error now rather than in every worker
+    except PolicyLoadError as exc:
+        parser.exit(2, f"evaluate: {exc}\n")
+    results = {}
+    print(f"{'opponent':<12} {'games':>6} {'win rate':>9}  95% CI")
+    for opponent in args.opponents:
+        lineup = [args.checkpoint] + [opponent] * (args.players - 1)
+        result = run_benchmark(
+            lineup,
+            num_players=args.players,
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            out_dir=Path(args.out) / f"vs_{opponent}",
+        )
+        me = result.summary["policies"][args.checkpoint]
+        low, high = me["win_rate_ci95"]
+        results[opponent] = {"win_rate": me["win_rate"], "ci95": [low, high], "games": args.games}
+        print(f"{opponent:<12} {args.games:>6} {me['win_rate']:>9.1%}  [{low:.1%}, {high:.1%}]")
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "evaluation.json").write_text(json.dumps(results, indent=2))
+    print(f"reports written under {args.out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,327 @@
+"""MaskablePPO self-play on `dune_v0`, against an opponent pool.
+
+    python -m training.ppo_selfplay --config configs/ppo_4p.yaml [--total-timesteps 200000] ...
+
+Read top to bottom:
+1. `PPOSelfPlayConfig`: every hyper-parameter, with a docstring; loaded from YAML, any field
+   overridable as `--field-name value`.
+2. `OpponentPool`: each episode, every other seat draws an opponent: a frozen snapshot of the
+   learner (saved every `snapshot_interval` steps), a built-in heuristic, or the random policy,
+   in the configured proportions.
+3. The environments: `DuneSingleAgentEnv` (one learning seat, rotating; rewards that arrive on
+   other players' turns are credited to the learner) in `n_envs` processes.
+4. Callbacks: snapshots into the pool, periodic evaluation with the benchmark harness (win rates
+   against random and the heuristics, logged to TensorBoard), resumable checkpoints.
+5. The training loop itself, and the final model.
+
+The run name is `{config_name}_seed{seed}`; everything goes under `{out_dir}/{run_name}/`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.config_utils import load_config
+
+
+@dataclass
+class PPOSelfPlayConfig:
+    """Hyper-parameters of a MaskablePPO self-play run."""
+
+    config_name: str = "ppo"
+    """Name of the configuration; the run name is {config_name}_seed{seed}."""
+    seed: int = 0
+    """Seed of everything: environments, opponents, network initialisation."""
+    num_players: int = 4
+    """Players per game (3-8)."""
+    total_timesteps: int = 1_000_000
+    """Learner decisions to train for (opponents' decisions are not counted)."""
+    n_envs: int = 2
+    """Parallel environments, one process each (use the available cores)."""
+    n_steps: int = 1024
+    """Learner steps per environment per rollout."""
+    batch_size: int = 256
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 6
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    gamma: float = 0.997
+    """Discount factor (a learner plays ~40 decisions per 4-player game)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clipping."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    net_arch: tuple[int, ...] = (256, 256)
+    """Hidden layers of the policy and value networks."""
+    p_self: float = 0.4
+    """Probability that an opponent seat is a frozen snapshot of the learner (when any)."""
+    p_heuristic: float = 0.3
+    """Probability that an opponent seat is a built-in heuristic (aggressive or economic)."""
+    snapshot_interval: int = 50_000
+    """Learner steps between snapshots added to the opponent pool."""
+    max_pool: int = 10
+    """Most recent snapshots kept in the pool."""
+    eval_interval: int = 100_000
+    """Learner steps between evaluations (0: never)."""
+    eval_games: int = 40
+    """Games per evaluation opponent (seats rotated by the harness)."""
+    checkpoint_interval: int = 50_000
+    """Learner steps between resumable checkpoints."""
+    out_dir: str = "runs/ppo"
+    """Parent folder of the run."""
+    resume: bool = True
+    """Resume from {run}/checkpoints/latest.zip if it exists."""
+    device: str = "cpu"
+    """Torch device."""
+
+
+# --- 2. The opponent pool ------------------------------------------------------------------------
+
+HEURISTICS = ("aggressive", "economic")
+
+
+@lru_cache(maxsize=16)
+def _frozen(path: str) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu")
+
+
+class FrozenPolicy:
+    """An observation policy playing a saved snapshot greedily."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action, _ = _frozen(self.path).predict(
+            observation, action_masks=action_mask.astype(bool), deterministic=True
+        )
+        return int(action)
+
+
+class OpponentPool:
+    """Draws every other seat's opponent at each episode start (called by the wrapper's reset
+    with its seeded generator, so the draws are reproducible)."""
+
+    def __init__(self, pool_dir: str, num_players: int, p_self: float, p_heuristic: float) -> None:
+        if p_self < 0 or p_heuristic < 0 or p_self + p_heuristic > 1:
+            raise ValueError("need p_self >= 0, p_heuristic >= 0 and p_self + p_heuristic <= 1")
+        self.pool_dir = Path(pool_dir)
+        self.num_players = num_players
+        self.p_self = p_self
+        self.p_heuristic = p_heuristic
+
+    def snapshots(self) -> list[str]:
+        return sorted(str(p) for p in self.pool_dir.glob("snapshot_*.zip"))
+
+    def __call__(self, rng: np.random.Generator) -> list[Any]:
+        from dune_env.policies.registry import load_policy
+
+        snaps = self.snapshots()
+        seats: list[Any] = []
+        for _ in range(self.num_players):
+            u = rng.random()
+            if snaps and u < self.p_self:
+                seats.append(FrozenPolicy(snaps[int(rng.integers(len(snaps)))]))
+            elif u < self.p_self + self.p_heuristic:
+                name = HEURISTICS[int(rng.integers(len(HEURISTICS)))]
+                seats.append(load_policy(name, seed=int(rng.integers(2**31))))
+            else:
+                seats.append(None)  # the wrapper's seeded uniform random policy
+        return seats
+
+
+# --- 3. Environments -----------------------------------------------------------------------------
+
+
+def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int) -> Any:
+    def thunk() -> Any:
+        from stable_baselines3.common.monitor import Monitor
+
+        from dune_env.environment.single_agent import DuneSingleAgentEnv
+
+        env = DuneSingleAgentEnv(
+            learner="rotate",
+            num_players=cfg.num_players,
+            opponent_sampler=OpponentPool(pool_dir, cfg.num_players, cfg.p_self, cfg.p_heuristic),
+        )
+        env.reset(seed=cfg.seed * 1000 + rank)
+        return Monitor(env)  # episode returns for TensorBoard (rollout/ep_rew_mean)
+
+    return thunk
+
+
+# --- 4. Callbacks --------------------------------------------------------------------------------
+
+
+def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    pool_dir = run_dir / "pool"
+    ckpt_dir = run_dir / "checkpoints"
+
+    class Periodic(BaseCallback):  # type: ignore[misc]
+        """Snapshots, checkpoints and evaluations, each on its own interval of learner steps."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next = {"snap": 0, "ckpt": 0, "eval": 0}
+
+        def _on_training_start(self) -> None:
+            t = self.num_timesteps
+            self.next["snap"] = t + cfg.snapshot_interval
+            self.next["ckpt"] = t + cfg.checkpoint_interval
+            self.next["eval"] = t + cfg.eval_interval if cfg.eval_interval else -1
+            self.started = time.perf_counter()
+            self.start_steps = t
+
+        def _on_step(self) -> bool:
+            t = self.num_timesteps
+            if t >= self.next["snap"]:
+                self.model.save(pool_dir / f"snapshot_{t:09d}.zip")
+                for old in sorted(pool_dir.glob("snapshot_*.zip"))[: -cfg.max_pool]:
+                    old.unlink()
+                self.next["snap"] += cfg.snapshot_interval
+            if t >= self.next["ckpt"]:
+                save_checkpoint(self.model, ckpt_dir)
+                self.next["ckpt"] += cfg.checkpoint_interval
+            if self.next["eval"] >= 0 and t >= self.next["eval"]:
+                for name, rate in evaluate_model(self.model, cfg, run_dir).items():
+                    self.logger.record(f"eval/win_rate_vs_{name}", rate)
+                self.next["eval"] += cfg.eval_interval
+            elapsed = time.perf_counter() - self.started
+            if elapsed > 0:
+                self.logger.record(
+                    "time/learner_steps_per_second", (t - self.start_steps) / elapsed
+                )
+            return True
+
+    return CallbackList([Periodic()])
+
+
+def save_checkpoint(model: Any, ckpt_dir: Path) -> None:
+    """Write latest.zip atomically (a crash mid-write never loses the previous one)."""
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    tmp = ckpt_dir / "latest.tmp.zip"
+    model.save(tmp)
+    tmp.replace(ckpt_dir / "latest.zip")
+    (ckpt_dir / "latest.json").write_text(json.dumps({"num_timesteps": model.num_timesteps}))
+
+
+def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, float]:
+    """Win rate of the current model with three copies of each baseline, via the harness."""
+    from dune_env.harness import run_benchmark
+
+    path = run_dir / "eval_model.zip"
+    model.save(path)
+    rates = {}
+    for opponent in ("random", *HEURISTICS):
+        result = run_benchmark(
+            [str(path), opponent, opponent, opponent][: cfg.num_players],
+            num_players=cfg.num_players,
+            games=cfg.eval_games,
+            seed=cfg.seed,
+            workers=1,
+            plots=False,
+        )
+        rates[opponent] = result.summary["policies"][str(path)]["win_rate"]
+    return rates
+
+
+# --- 5. Training ---------------------------------------------------------------------------------
+
+
+def train(cfg: PPOSelfPlayConfig) -> Path:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    run_name = f"{cfg.config_name}_seed{cfg.seed}"
+    run_dir = Path(cfg.out_dir) / run_name
+    (run_dir / "pool").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(1)
+
+    fns = [make_env(cfg, str(run_dir / "pool"), rank) for rank in range(cfg.n_envs)]
+    venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
+    venv.seed(cfg.seed)
+
+    latest = run_dir / "checkpoints" / "latest.zip"
+    if cfg.resume and latest.exists():
+        model = MaskablePPO.load(latest, env=venv, device=cfg.device)
+        model.set_random_seed(cfg.seed + model.num_timesteps)
+        print(f"resuming {run_name} from {model.num_timesteps} steps")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            learning_rate=cfg.learning_rate,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            tensorboard_log=str(run_dir / "tb"),
+            seed=cfg.seed,
+            device=cfg.device,
+            verbose=0,
+        )
+    remaining = cfg.total_timesteps - model.num_timesteps
+    start = time.perf_counter()
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining,
+            callback=build_callbacks(cfg, run_dir),
+            reset_num_timesteps=False,
+            tb_log_name=run_name,
+        )
+    elapsed = time.perf_counter() - start
+    save_checkpoint(model, run_dir / "checkpoints")
+    final = run_dir / "final_model.zip"
+    model.save(final)
+    (run_dir / "training.json").write_text(
+        json.dumps(
+            {
+                "num_timesteps": model.num_timesteps,
+                "seconds_this_session": elapsed,
+                "learner_steps_per_second": max(remaining, 0) / elapsed if elapsed else 0.0,
+            },
+            indent=2,
+        )
+    )
+    venv.close()
+    print(f"saved {final} after {model.num_timesteps} learner steps ({elapsed:.0f} s)")
+    return final
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    config_path = None
+    if "--config" in argv:
+        i = argv.index("--config")
+        config_path = argv[i + 1]
+        del argv[i : i + 2]
+    cfg = load_config(PPOSelfPlayConfig, config_path, argv)
+    train(cfg)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
