@@ -173,7 +173,7 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
     pool_dir = run_dir / "pool"
     ckpt_dir = run_dir / "checkpoints"
 
-    class Periodic(BaseCallback):  # type: ignore[misc]
+    class Periodic(BaseCallback):
         """Snapshots, checkpoints and evaluations, each on its own interval of learner steps."""
 
         def __init__(self) -> None:

@@ -73,7 +73,7 @@ def make_multi_agent_env(env_config: dict[str, Any]) -> Any:
 
     from dune_env.environment.aec import raw_env
 
-    class DuneRLlibEnv(MultiAgentEnv):  # type: ignore[misc]
+    class DuneRLlibEnv(MultiAgentEnv):
         """Turn-based: each step returns the observation of the agent to act next only.
 
         When the game ends every agent gets its final observation, its reward and
@@ -82,17 +82,19 @@ def make_multi_agent_env(env_config: dict[str, Any]) -> Any:
         def __init__(self, config: dict[str, Any]) -> None:
             super().__init__()
             self.env = raw_env(**config)
-            self.agents = self.possible_agents = list(self.env.possible_agents)
-            inner = self.env.observation_space(self.agents[0])
-            n_actions = self.env.action_space(self.agents[0]).n
+            names: list[str] = list(self.env.possible_agents)
+            self.agents = self.possible_agents = list(names)
+            inner: Any = self.env.observation_space(names[0])
+            n_actions = int(self.env.action_space(names[0]).n)  # type: ignore[attr-defined]
             space = gymnasium.spaces.Dict(
                 {
                     "observations": inner["observation"],
                     "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
                 }
             )
-            self.observation_spaces = {a: space for a in self.agents}
-            self.action_spaces = {a: self.env.action_space(a) for a in self.agents}
+            self.observation_spaces = {a: space for a in names}
+            self.action_spaces = {a: self.env.action_space(a) for a in names}
+            self.names = names
 
         def _obs(self, agent: str) -> dict[str, np.ndarray]:
             raw = self.env.observe(agent)
@@ -106,13 +108,13 @@ def make_multi_agent_env(env_config: dict[str, Any]) -> Any:
             agent = self.env.agent_selection
             return {agent: self._obs(agent)}, {}
 
-        def step(self, action_dict: dict[str, int]) -> Any:
+        def step(self, action_dict: dict[Any, Any]) -> Any:
             agent = self.env.agent_selection
             self.env.step(int(action_dict[agent]))
             if all(self.env.terminations.values()):
-                obs = {a: self._obs(a) for a in self.possible_agents}
-                rewards = {a: float(self.env._cumulative_rewards[a]) for a in self.possible_agents}
-                done = {a: True for a in self.possible_agents}
+                obs = {a: self._obs(a) for a in self.names}
+                rewards = {a: float(self.env._cumulative_rewards[a]) for a in self.names}
+                done = {a: True for a in self.names}
                 return obs, rewards, {**done, "__all__": True}, {"__all__": False}, {}
             nxt = self.env.agent_selection
             return {nxt: self._obs(nxt)}, {nxt: 0.0}, {"__all__": False}, {"__all__": False}, {}
