@@ -106,3 +106,25 @@ def field_docs(cls: type) -> dict[str, str]:
         ):
             docs[node.target.id] = " ".join(nxt.value.value.split())
     return docs
+
+
+def config_from_cli(cls: type[T], argv: list[str], prog: str) -> T:
+    """`--config FILE` (YAML) then `--field value` overrides; `--help` lists every field with
+    its docstring and default."""
+    argv = list(argv)
+    if "-h" in argv or "--help" in argv:
+        docs = field_docs(cls)
+        print(f"usage: {prog} [--config FILE.yaml] [--field-name VALUE ...]\n\nfields:")
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            print(
+                f"  --{f.name.replace('_', '-'):<22} {docs.get(f.name, '')} (default {f.default!r})"
+            )
+        raise SystemExit(0)
+    path = None
+    if "--config" in argv:
+        i = argv.index("--config")
+        if i + 1 >= len(argv):
+            raise ConfigKeyError("--config needs a YAML file")
+        path = argv[i + 1]
+        del argv[i : i + 2]
+    return load_config(cls, path, argv)

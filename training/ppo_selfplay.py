@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from training.config_utils import load_config
+from training.config_utils import config_from_cli
 
 
 @dataclass
@@ -312,13 +312,9 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    config_path = None
-    if "--config" in argv:
-        i = argv.index("--config")
-        config_path = argv[i + 1]
-        del argv[i : i + 2]
-    cfg = load_config(PPOSelfPlayConfig, config_path, argv)
+    cfg = config_from_cli(
+        PPOSelfPlayConfig, sys.argv[1:] if argv is None else argv, "python -m training.ppo_selfplay"
+    )
     train(cfg)
     return 0
 

@@ -25,7 +25,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from training.config_utils import load_config
+from training.config_utils import config_from_cli
 
 
 @dataclass
@@ -172,13 +172,9 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    config_path = None
-    if "--config" in argv:
-        i = argv.index("--config")
-        config_path = argv[i + 1]
-        del argv[i : i + 2]
-    cfg = load_config(RLlibConfig, config_path, argv)
+    cfg = config_from_cli(
+        RLlibConfig, sys.argv[1:] if argv is None else argv, "python -m training.rllib_ppo"
+    )
     run_name = cfg.run_name or f"rllib_{cfg.num_players}p_seed{cfg.seed}"
     out = Path(cfg.out_dir) / run_name
     out.mkdir(parents=True, exist_ok=True)
