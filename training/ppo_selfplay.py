@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from training.config_utils import config_from_cli
@@ -65,6 +66,10 @@ class PPOSelfPlayConfig:
     """Entropy bonus."""
     net_arch: tuple[int, ...] = (256, 256)
     """Hidden layers of the policy and value networks."""
+    shaping: float = 0.0
+    """Potential-based reward shaping weight (0: off, the pure game reward).  The potential is
+    `shaping` x strategic regions the learner controls; shaping terms telescope, so a game's
+    return differs from its reward only by that potential at the end (Ng et al., 1999)."""
     p_self: float = 0.4
     """Probability that an opponent seat is a frozen snapshot of the learner (when any)."""
     p_heuristic: float = 0.3
@@ -153,15 +158,55 @@ def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int) -> Any:
 
         from dune_env.environment.single_agent import DuneSingleAgentEnv
 
-        env = DuneSingleAgentEnv(
+        env: Any = DuneSingleAgentEnv(
             learner="rotate",
             num_players=cfg.num_players,
             opponent_sampler=OpponentPool(pool_dir, cfg.num_players, cfg.p_self, cfg.p_heuristic),
         )
         env.reset(seed=cfg.seed * 1000 + rank)
+        if cfg.shaping:
+            env = StrategicShaping(env, cfg.shaping, cfg.gamma)
         return Monitor(env)  # episode returns for TensorBoard (rollout/ep_rew_mean)
 
     return thunk
+
+
+class StrategicShaping(gymnasium.Wrapper):
+    """Adds gamma * phi(s') - phi(s) to each learner reward, phi = weight x strategic regions
+    the learner controls (DEF-6); phi is 0 at the end of the game, so the shaped return of a
+    game is its reward minus phi at the learner's first decision."""
+
+    def __init__(self, env: Any, weight: float, gamma: float) -> None:
+        super().__init__(env)
+        self.weight = weight
+        self.gamma = gamma
+        self.last_phi = 0.0
+
+    def _phi(self) -> float:
+        from dune_env.engine.queries import strategic_controlled
+
+        inner: Any = self.env.unwrapped
+        game = inner.aec.game
+        if game is None or game.terminal:
+            return 0.0
+        faction = game.state.seat_faction[inner.learner_seat]
+        return self.weight * strategic_controlled(game.state, faction)
+
+    def reset(self, **kwargs: Any) -> Any:
+        obs, info = self.env.reset(**kwargs)
+        self.last_phi = self._phi()
+        return obs, info
+
+    def step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        phi = self._phi()
+        shaped = float(reward) + self.gamma * phi - self.last_phi
+        self.last_phi = phi
+        return obs, shaped, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        inner: Any = self.env.unwrapped
+        return np.asarray(inner.action_masks())
 
 
 # --- 4. Callbacks --------------------------------------------------------------------------------
