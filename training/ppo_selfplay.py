@@ -84,6 +84,13 @@ class PPOSelfPlayConfig:
     """Games per evaluation opponent (seats rotated by the harness)."""
     checkpoint_interval: int = 50_000
     """Learner steps between resumable checkpoints."""
+    bc_games: int = 0
+    """Behaviour-cloning warm start: games of `bc_policy` demonstrations to imitate before PPO
+    (0: start from scratch).  Every seat of every game is a demonstration."""
+    bc_policy: str = "aggressive"
+    """The demonstrating policy (a registered name)."""
+    bc_epochs: int = 4
+    """Passes over the demonstrations (policy cross-entropy and value regression)."""
     out_dir: str = "runs/ppo"
     """Parent folder of the run."""
     resume: bool = True
@@ -209,6 +216,78 @@ class StrategicShaping(gymnasium.Wrapper):
         return np.asarray(inner.action_masks())
 
 
+# --- 3b. Behaviour-cloning warm start -----------------------------------------------------------
+
+
+def collect_demonstrations(cfg: PPOSelfPlayConfig) -> tuple[np.ndarray, ...]:
+    """(observations, masks, actions, returns) of every decision of `bc_games` games in which
+    `bc_policy` plays every seat; the return is the deciding seat's final reward."""
+    from dune_env.engine import Game, GameConfig
+    from dune_env.environment.action_table import KIND_OFFSET
+    from dune_env.environment.observer import Observer
+    from dune_env.policies.observation import observation_and_mask
+    from dune_env.policies.registry import load_policy
+
+    observer = Observer(cfg.num_players)
+    policies = [load_policy(cfg.bc_policy, seed=cfg.seed * 100 + s) for s in range(8)]
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    for g in range(cfg.bc_games):
+        game = Game(GameConfig(num_players=cfg.num_players), seed=cfg.seed * 1_000_003 + g)
+        seats: list[int] = []
+        while not game.terminal:
+            seat = game.state.pending_seat
+            o, m = observation_and_mask(game, seat, observer)
+            option = policies[seat].act(game, seat)
+            obs.append(o)
+            masks.append(m.astype(bool))
+            actions.append(KIND_OFFSET[game.state.pending_kind] + option)
+            seats.append(seat)
+            game.apply(option)
+        returns.extend(game.rewards[s] for s in seats)
+    return (
+        np.asarray(obs, np.float32),
+        np.asarray(masks),
+        np.asarray(actions, np.int64),
+        np.asarray(returns, np.float32),
+    )
+
+
+def behaviour_clone(model: Any, cfg: PPOSelfPlayConfig) -> dict[str, float]:
+    """Fit the policy to the demonstrations (masked cross-entropy) and the value head to the
+    demonstrators' final rewards, with the model's own optimiser."""
+    import torch
+
+    obs, masks, actions, returns = collect_demonstrations(cfg)
+    policy = model.policy
+    rng = np.random.default_rng(cfg.seed)
+    n = len(actions)
+    stats: dict[str, float] = {"bc_samples": float(n)}
+    for epoch in range(cfg.bc_epochs):
+        order = rng.permutation(n)
+        total_nll = total_mse = 0.0
+        for start in range(0, n, cfg.batch_size):
+            idx = order[start : start + cfg.batch_size]
+            o = torch.as_tensor(obs[idx])
+            a = torch.as_tensor(actions[idx])
+            values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=masks[idx])
+            nll = -log_prob.mean()
+            mse = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(returns[idx]))
+            loss = nll + 0.5 * mse
+            policy.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            policy.optimizer.step()
+            total_nll += float(nll) * len(idx)
+            total_mse += float(mse) * len(idx)
+        stats[f"bc_nll_epoch{epoch}"] = total_nll / n
+        stats[f"bc_value_mse_epoch{epoch}"] = total_mse / n
+        print(f"behaviour cloning epoch {epoch}: nll {total_nll / n:.3f} mse {total_mse / n:.3f}")
+    return stats
+
+
 # --- 4. Callbacks --------------------------------------------------------------------------------
 
 
@@ -270,7 +349,7 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
     """Win rate of the current model with three copies of each baseline, via the harness."""
     from dune_env.harness import run_benchmark
 
-    path = run_dir / "eval_model.zip"
+    path = run_dir / f"eval_model_{model.num_timesteps:09d}.zip"
     model.save(path)
     rates = {}
     for opponent in ("random", *HEURISTICS):
@@ -283,6 +362,10 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
             plots=False,
         )
         rates[opponent] = result.summary["policies"][str(path)]["win_rate"]
+    (run_dir / "evaluations.jsonl").open("a").write(
+        json.dumps({"num_timesteps": model.num_timesteps, **rates}) + "\n"
+    )
+    path.unlink()
     return rates
 
 
@@ -328,6 +411,10 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
             device=cfg.device,
             verbose=0,
         )
+        if cfg.bc_games:
+            stats = behaviour_clone(model, cfg)
+            (run_dir / "behaviour_cloning.json").write_text(json.dumps(stats, indent=2))
+            model.save(run_dir / "pool" / "snapshot_000000000.zip")  # the imitation, frozen
     remaining = cfg.total_timesteps - model.num_timesteps
     start = time.perf_counter()
     if remaining > 0:

@@ -103,12 +103,15 @@ def schedule(
     return specs
 
 
-_POLICY_CACHE: dict[tuple[str, int], EnginePolicy] = {}
+_POLICY_CACHE: dict[tuple[str, int, int], EnginePolicy] = {}
 
 
 def _policy(spec: str, seat: int) -> EnginePolicy:
-    """One policy object per (spec, seat) and process, reseeded before every game."""
-    key = (spec, seat)
+    """One policy object per (spec, seat) and process, reseeded before every game; a spec that
+    names a file is reloaded when the file changes."""
+    path = Path(spec)
+    version = path.stat().st_mtime_ns if path.exists() else 0
+    key = (spec, seat, version)
     if key not in _POLICY_CACHE:
         _POLICY_CACHE[key] = load_policy(spec, seed=seat)
     return _POLICY_CACHE[key]

@@ -14,7 +14,8 @@ from .registry import PolicyLoadError
 
 
 @lru_cache(maxsize=8)
-def _load_model(path: str) -> Any:
+def _load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
+    """Load once per (path, modification time and size): a file saved again is reloaded."""
     file = Path(path)
     if not file.is_file():
         raise PolicyLoadError(f"model file {path!r} does not exist")
@@ -49,7 +50,9 @@ def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
 
 
 def load_sb3_policy(path: str, deterministic: bool = True) -> ObservationPolicy:
-    model = _load_model(str(Path(path).resolve()))
+    file = Path(path).resolve()
+    stat = file.stat() if file.is_file() else None
+    model = _load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
         action, _ = model.predict(

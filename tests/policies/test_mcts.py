@@ -18,7 +18,7 @@ from dune_env.engine import (
 from dune_env.engine.decisions import BID_DONE
 from dune_env.policies.base import EnginePolicy, RandomPolicy
 from dune_env.policies.heuristics import AggressivePolicy, EconomicPolicy
-from dune_env.policies.mcts import MCTSPolicy, evaluate
+from dune_env.policies.mcts import SEARCHED_KINDS, MCTSPolicy, dice_candidates, evaluate
 
 from .helpers import play
 
@@ -46,7 +46,9 @@ def test_deterministic_given_its_seed() -> None:
 
 def test_time_budget() -> None:
     game = Game(GameConfig(num_players=4), seed=2)
-    while game.pending is not None and len(game.pending.options) < 3:
+    while game.pending is not None and (
+        game.pending.kind != DecisionKind.FIX_DICE or len(game.pending.options) < 3
+    ):
         game.apply(game.legal_options()[0])
     assert game.pending is not None
     policy = MCTSPolicy(seed=1, iterations=0, time_limit=0.02)
@@ -61,6 +63,32 @@ def test_bad_parameters() -> None:
         MCTSPolicy(time_limit=0.0)
     with pytest.raises(ValueError, match="rollout"):
         MCTSPolicy(rollout="nonsense")
+    with pytest.raises(ValueError, match="prior_weight"):
+        MCTSPolicy(prior_weight=0.0)
+
+
+def test_dice_candidates_widen_around_the_prior() -> None:
+    options = list(range(1, 128))
+    assert dice_candidates(options, 0b101) == [0b101, 0b100, 0b111, 0b001] + [
+        0b101 | (1 << d) for d in range(3, 7)
+    ]
+    assert dice_candidates([1, 3], 1) == [1, 3]  # only legal masks
+
+
+def test_unsearched_decisions_follow_the_heuristic() -> None:
+    game = Game(GameConfig(num_players=4), seed=3)
+    heuristic = AggressivePolicy(0)
+    policy = MCTSPolicy(seed=0, iterations=4)
+    seen = 0
+    while not game.terminal and seen < 5:
+        assert game.pending is not None
+        seat = game.pending.seat
+        if game.pending.kind not in SEARCHED_KINDS and len(game.pending.options) > 1:
+            assert policy.act(game, seat) == heuristic.act(game, seat)
+            assert policy.last_iterations == 0
+            seen += 1
+        game.apply(heuristic.act(game, seat))
+    assert seen == 5
 
 
 def test_evaluate_is_a_reward_vector() -> None:
