@@ -91,6 +91,9 @@ class PPOSelfPlayConfig:
     """The demonstrating policy (a registered name)."""
     bc_epochs: int = 4
     """Passes over the demonstrations (policy cross-entropy and value regression)."""
+    bc_dagger_rounds: int = 0
+    """DAgger rounds after cloning: games played by the cloned policy, every decision labelled
+    with `bc_policy`'s choice, added to the data and trained on again."""
     out_dir: str = "runs/ppo"
     """Parent folder of the run."""
     resume: bool = True
@@ -219,9 +222,12 @@ class StrategicShaping(gymnasium.Wrapper):
 # --- 3b. Behaviour-cloning warm start -----------------------------------------------------------
 
 
-def collect_demonstrations(cfg: PPOSelfPlayConfig) -> tuple[np.ndarray, ...]:
+def collect_demonstrations(
+    cfg: PPOSelfPlayConfig, learner: Any = None, first_game: int = 0
+) -> tuple[np.ndarray, ...]:
     """(observations, masks, actions, returns) of every decision of `bc_games` games in which
-    `bc_policy` plays every seat; the return is the deciding seat's final reward."""
+    `bc_policy` plays every seat; the return is the deciding seat's final reward.  With a
+    `learner` model (DAgger), the learner's action is played but the demonstrator's recorded."""
     from dune_env.engine import Game, GameConfig
     from dune_env.environment.action_table import KIND_OFFSET
     from dune_env.environment.observer import Observer
@@ -234,17 +240,21 @@ def collect_demonstrations(cfg: PPOSelfPlayConfig) -> tuple[np.ndarray, ...]:
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
-    for g in range(cfg.bc_games):
+    for g in range(first_game, first_game + cfg.bc_games):
         game = Game(GameConfig(num_players=cfg.num_players), seed=cfg.seed * 1_000_003 + g)
         seats: list[int] = []
         while not game.terminal:
             seat = game.state.pending_seat
             o, m = observation_and_mask(game, seat, observer)
             option = policies[seat].act(game, seat)
+            offset = KIND_OFFSET[game.state.pending_kind]
             obs.append(o)
             masks.append(m.astype(bool))
-            actions.append(KIND_OFFSET[game.state.pending_kind] + option)
+            actions.append(offset + option)
             seats.append(seat)
+            if learner is not None:
+                action, _ = learner.predict(o, action_masks=m.astype(bool), deterministic=True)
+                option = int(action) - offset
             game.apply(option)
         returns.extend(game.rewards[s] for s in seats)
     return (
@@ -258,9 +268,32 @@ def collect_demonstrations(cfg: PPOSelfPlayConfig) -> tuple[np.ndarray, ...]:
 def behaviour_clone(model: Any, cfg: PPOSelfPlayConfig) -> dict[str, float]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value head to the
     demonstrators' final rewards, with the model's own optimiser."""
+
+    data = [collect_demonstrations(cfg)]
+    stats: dict[str, float] = {}
+    for round_ in range(cfg.bc_dagger_rounds + 1):
+        if round_:
+            data.append(collect_demonstrations(cfg, model, first_game=round_ * cfg.bc_games))
+        obs, masks, actions, returns = (np.concatenate(parts) for parts in zip(*data, strict=True))
+        stats.update(
+            {
+                f"round{round_}_{k}": v
+                for k, v in _fit(model, cfg, obs, masks, actions, returns).items()
+            }
+        )
+    return stats
+
+
+def _fit(
+    model: Any,
+    cfg: PPOSelfPlayConfig,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+    returns: np.ndarray,
+) -> dict[str, float]:
     import torch
 
-    obs, masks, actions, returns = collect_demonstrations(cfg)
     policy = model.policy
     rng = np.random.default_rng(cfg.seed)
     n = len(actions)
