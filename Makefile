@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup lint bench clean
+.PHONY: run play test setup lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,13 @@ $(STAMP): $(PY) pyproject.toml
 
 setup: $(STAMP)
 
+# The main job: a short, seeded benchmark of the built-in baselines (4 players, 2000 games, ~30 s on 2 cores).
 run: setup
+	$(VENV)/bin/dune-bench --policies ppo-4p aggressive economic random --players 4 \
+		--games 2000 --seed 0 --out runs/benchmark
+
+# One seeded 5-player game between random players, narrated.
+play: setup
 	$(PY) -m dune_env.play
 
 lint: setup
@@ -30,6 +36,7 @@ test: lint
 
 bench: setup
 	$(PY) benchmarks/bench_engine.py
+	$(PY) benchmarks/bench_env.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -313,8 +313,8 @@ def _fit(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             policy.optimizer.step()
-            total_nll += float(nll) * len(idx)
-            total_mse += float(mse) * len(idx)
+            total_nll += nll.item() * len(idx)
+            total_mse += mse.item() * len(idx)
         stats[f"bc_nll_epoch{epoch}"] = total_nll / n
         stats[f"bc_value_mse_epoch{epoch}"] = total_mse / n
         print(f"behaviour cloning epoch {epoch}: nll {total_nll / n:.3f} mse {total_mse / n:.3f}")
@@ -425,6 +425,11 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
     if cfg.resume and latest.exists():
         model = MaskablePPO.load(latest, env=venv, device=cfg.device)
         model.set_random_seed(cfg.seed + model.num_timesteps)
+        # The configured optimisation settings apply to the resumed run.
+        model.learning_rate = cfg.learning_rate
+        model._setup_lr_schedule()
+        model.ent_coef = cfg.ent_coef
+        model.tensorboard_log = str(run_dir / "tb")
         print(f"resuming {run_name} from {model.num_timesteps} steps")
     else:
         model = MaskablePPO(

@@ -159,3 +159,29 @@ def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
     (tmp_path / "junk.zip").write_text("not a zip")
     with pytest.raises(PolicyLoadError, match="not a stable-baselines3"):
         load_policy(str(tmp_path / "junk.zip"))
+
+
+def test_shipped_checkpoint_loads_and_plays_full_games_legally() -> None:
+    """The registered `ppo-4p` baseline loads and plays every seat of full games."""
+    from dune_env.policies.registry import CHECKPOINT_DIR, SHIPPED_MODELS
+
+    assert (CHECKPOINT_DIR / SHIPPED_MODELS["ppo-4p"]).is_file()
+    play_full_games("ppo-4p", games=3)
+
+
+def test_a_model_saved_again_is_reloaded(tmp_path: Path) -> None:
+    """The harness and the loader reload a model file that changed (periodic evaluations save
+    the learner to a file again and again)."""
+    from dune_env.policies.sb3 import _load_model
+
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="reload", **TINY)
+    final = train(cfg)
+    load_policy(str(final))
+    misses = _load_model.cache_info().misses
+    load_policy(str(final))
+    assert _load_model.cache_info().misses == misses  # unchanged file: cached
+    import os
+
+    os.utime(final, ns=(1, 1))  # the file changed
+    load_policy(str(final))
+    assert _load_model.cache_info().misses == misses + 1
