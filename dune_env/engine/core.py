@@ -46,6 +46,11 @@ def decision(kind: DecisionKind, legal: LegalFn) -> Callable[[ApplyFn], ApplyFn]
     return register
 
 
+def legal_yes_no(state: GameState) -> list[int]:
+    """The options of every yes/no decision: 0 no, 1 yes."""
+    return [0, 1]
+
+
 def ask(state: GameState, kind: DecisionKind, seat: int) -> None:
     state.pending_kind = int(kind)
     state.pending_seat = seat

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .constants import (
-    CARD,
     NO_ONE,
     NUM_FACTIONS,
     NUM_UNIT_TYPES,
@@ -99,10 +98,6 @@ def seat_order_ccw(state: GameState, from_seat: int) -> list[int]:
     """DEF-9: seats counter-clockwise from `from_seat` (exclusive), nearest first."""
     n = state.num_players
     return [(from_seat - k) % n for k in range(1, n)]
-
-
-def card_units(state: GameState, faction: int) -> int:
-    return state.count(faction, CARD)
 
 
 def reserve_units(state: GameState, faction: int) -> int:

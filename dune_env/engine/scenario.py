@@ -200,9 +200,4 @@ class Scenario:
         return Game.from_state(s)
 
 
-def put_units(state: GameState, faction: int, location: int, n: int) -> None:
-    """Helper for tests: move n regular units from reserve to a location."""
-    state.move_units(faction, 0, RESERVE, location, n)
-
-
-__all__ = ["Scenario", "WORM", "CARD", "RESERVE", "put_units"]
+__all__ = ["Scenario", "WORM", "CARD", "RESERVE"]

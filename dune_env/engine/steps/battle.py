@@ -16,7 +16,7 @@ from ..constants import (
     leaders_strength,
     unit_strength,
 )
-from ..core import ask, ask_faction, decision, emit, goto, runner
+from ..core import ask, ask_faction, decision, emit, goto, legal_yes_no, runner
 from ..decisions import (
     BID_DONE,
     BID_LEADER_BASE,
@@ -124,11 +124,7 @@ def run_fortress(state: GameState) -> None:
         ask(state, DecisionKind.FORTRESS_VICTIM, state.active_seat)
 
 
-def legal_infiltration(state: GameState) -> list[int]:
-    return [0, 1]
-
-
-@decision(DecisionKind.INFILTRATION, legal_infiltration)
+@decision(DecisionKind.INFILTRATION, legal_yes_no)
 def apply_infiltration(state: GameState, option: int) -> None:
     if option:
         state.battle_fortress_stage = 2
@@ -259,11 +255,7 @@ def run_lend(state: GameState) -> None:
         goto(state, Phase.BATTLE_BID_ATTACKER)
 
 
-def legal_lend(state: GameState) -> list[int]:
-    return [0, 1]
-
-
-@decision(DecisionKind.LEND_LEADER, legal_lend)
+@decision(DecisionKind.LEND_LEADER, legal_yes_no)
 def apply_lend(state: GameState, option: int) -> None:
     faction = state.lend_queue.pop(0)
     state.lent[faction] = bool(option)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..constants import CARD, NUM_UNIT_TYPES, RESERVE, Faction, Token
-from ..core import ask, ask_faction, ask_known, decision, emit, goto, runner
+from ..core import ask, ask_faction, ask_known, decision, emit, goto, legal_yes_no, runner
 from ..decisions import (
     LAND_SMUGGLERS_LEADER,
     LAND_STOP,
@@ -33,10 +33,7 @@ SMUGGLERS_LEADER_COST = 2  # SMG-1, CL-11
 @runner(Phase.LAND_START)
 def run_land_start(state: GameState) -> None:
     """LAND-1: harvester income, or on Shai-Hulud none and a harvester lost."""
-    active = state.active_faction
-    harvesters = [
-        r for r in REGIONS if state.region_token[r] == Token.HARVESTER and present(state, active, r)
-    ]
+    harvesters = legal_harvester(state)
     if spice_die_is_worm(state):
         goto(state, Phase.LAND_HARVESTER if harvesters else Phase.LAND_GIFT)
         return
@@ -48,6 +45,7 @@ def run_land_start(state: GameState) -> None:
 
 
 def legal_harvester(state: GameState) -> list[int]:
+    """Regions holding a harvester and one of the active player's units (LAND-1)."""
     active = state.active_faction
     return [
         r for r in REGIONS if state.region_token[r] == Token.HARVESTER and present(state, active, r)
@@ -136,11 +134,7 @@ def run_consent(state: GameState) -> None:
         goto(state, Phase.LAND_ACTIVE)
 
 
-def legal_consent(state: GameState) -> list[int]:
-    return [0, 1]
-
-
-@decision(DecisionKind.LAND_CONSENT, legal_consent)
+@decision(DecisionKind.LAND_CONSENT, legal_yes_no)
 def apply_consent(state: GameState, option: int) -> None:
     state.land_consent = bool(option)
     emit(state, EventKind.CONSENT, state.ally, option)

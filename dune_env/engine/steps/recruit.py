@@ -12,7 +12,7 @@ from ..constants import (
     Faction,
     UnitType,
 )
-from ..core import ask, ask_known, decision, emit, goto, runner
+from ..core import ask, ask_known, decision, emit, goto, legal_yes_no, runner
 from ..decisions import (
     RECRUIT_ELITE,
     RECRUIT_LEADER,
@@ -147,11 +147,7 @@ def run_ghola(state: GameState) -> None:
         goto(state, Phase.KANLY)
 
 
-def legal_ghola(state: GameState) -> list[int]:
-    return [0, 1]
-
-
-@decision(DecisionKind.GHOLA, legal_ghola)
+@decision(DecisionKind.GHOLA, legal_yes_no)
 def apply_ghola(state: GameState, option: int) -> None:
     if option:
         spend(state, 1)

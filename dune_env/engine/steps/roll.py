@@ -10,7 +10,7 @@ from ..constants import (
     Faction,
     KanlyFace,
 )
-from ..core import ask, decision, emit, goto, runner
+from ..core import ask, decision, emit, goto, legal_yes_no, runner
 from ..decisions import DecisionKind
 from ..events import EventKind
 from ..state import GameState, Phase
@@ -85,10 +85,6 @@ def run_piter(state: GameState) -> None:
         ask(state, DecisionKind.PITER_DE_VRIES, state.active_seat)
     else:
         goto(state, Phase.AXOLOTL)
-
-
-def legal_yes_no(state: GameState) -> list[int]:
-    return [0, 1]
 
 
 @decision(DecisionKind.PITER_DE_VRIES, legal_yes_no)
