@@ -185,3 +185,27 @@ def test_a_model_saved_again_is_reloaded(tmp_path: Path) -> None:
     os.utime(final, ns=(1, 1))  # the file changed
     load_policy(str(final))
     assert _load_model.cache_info().misses == misses + 1
+
+
+def test_shaping_telescopes_to_the_game_reward() -> None:
+    """With gamma = 1 the shaped return of a game is its reward minus the potential at the
+    learner's first decision (potential-based shaping changes no final outcome)."""
+    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from training.ppo_selfplay import StrategicShaping
+
+    env = StrategicShaping(
+        DuneSingleAgentEnv(learner="rotate", num_players=4, opponents=load_policy("aggressive")),
+        weight=0.1,
+        gamma=1.0,
+    )
+    rng = np.random.default_rng(1)
+    for episode in range(4):
+        env.reset(seed=episode)
+        start_phi = env.last_phi
+        total, done, info = 0.0, False, {}
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            _, reward, done, _, info = env.step(int(rng.choice(legal)))
+            total += reward
+        final = info["final_rewards"][env.unwrapped.learner_seat]
+        assert total == pytest.approx(final - start_phi)
