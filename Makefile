@@ -17,7 +17,7 @@ $(STAMP): $(PY) pyproject.toml
 
 setup: $(STAMP)
 
-# The main job: a short, seeded benchmark of the built-in baselines (4 players, 2000 games, ~30 s on 2 cores).
+# The main job: a short, seeded benchmark of the built-in baselines (4 players, 2000 games, under a minute on 2 cores).
 run: setup
 	$(VENV)/bin/dune-bench --policies ppo-4p aggressive economic random --players 4 \
 		--games 2000 --seed 0 --out runs/benchmark
