@@ -55,7 +55,7 @@ from ..engine.decisions import (
     decode_unit,
     unit_option,
 )
-from ..engine.queries import MAP, POLAR, controls
+from ..engine.queries import MAP, POLAR, in_storm, strategic_controlled
 from ..engine.state import GameState, Phase
 from ..engine.steps.battle import ATTACKER, DEFENDER, side_factions, side_leader_owners
 from ..engine.steps.storm import next_sector, storm_moves_west
@@ -87,8 +87,7 @@ def strength(state: GameState, faction: int, region: int) -> int:
 
 
 def count(state: GameState, faction: int, location: int) -> int:
-    u = state.units[faction]
-    return u[2 * location] + u[2 * location + 1]
+    return state.count(faction, location)
 
 
 def leader_power(state: GameState, faction: int) -> int:
@@ -96,12 +95,7 @@ def leader_power(state: GameState, faction: int) -> int:
     return leaders_strength(faction, state.leaders[faction][0])
 
 
-def strategic_count(state: GameState, faction: int) -> int:
-    return sum(1 for r in STRATEGIC_REGIONS if controls(state, faction, r))
-
-
-def in_storm(state: GameState, region: int) -> bool:
-    return SECTOR[region] == state.storm_sector
+strategic_count = strategic_controlled
 
 
 def enemy_presence(state: GameState, region: int, friends: tuple[int, int]) -> tuple[int, int]:
