@@ -45,10 +45,14 @@ def legal_options(state: GameState) -> list[int]:
     return cache
 
 
+_GAME_OVER = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
+
+
 def advance(state: GameState) -> None:
     """Run the engine until a decision with a real choice is pending or the game is over."""
     skip = state.config.skip_forced_decisions
-    while state.phase != Phase.GAME_OVER:
+    runners = RUNNERS
+    while state.phase != _GAME_OVER:
         if state.pending_kind != NO_ONE:
             if skip:
                 options = legal_options(state)
@@ -56,7 +60,7 @@ def advance(state: GameState) -> None:
                     _apply_unchecked(state, options[0], forced=True)
                     continue
             return
-        RUNNERS[state.phase](state)
+        runners[state.phase](state)
 
 
 def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> None:
@@ -69,7 +73,7 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
 
 def apply_option(state: GameState, option: int) -> None:
     """Check `option` against the pending decision's legal options, apply it, and advance."""
-    if state.phase == Phase.GAME_OVER:
+    if state.phase == _GAME_OVER:
         raise IllegalOptionError("the game is over: no decision is pending")
     options = legal_options(state)
     if isinstance(option, bool) or not isinstance(option, int) or option not in options:
@@ -84,6 +88,13 @@ def apply_option(state: GameState, option: int) -> None:
             f"legal options: [{legal_text}]"
         )
     _apply_unchecked(state, int(option))
+    advance(state)
+
+
+def apply_legal(state: GameState, option: int) -> None:
+    """`apply_option` for a caller that has already checked `option` (an int) against
+    `legal_options(state)` of a game that is not over: apply it and advance."""
+    _apply_unchecked(state, option)
     advance(state)
 
 

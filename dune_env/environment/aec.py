@@ -29,13 +29,15 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 from ..engine.constants import FACTION_NAMES, NO_ONE
 from ..engine.decisions import OPTION_COUNTS, DecisionKind
-from ..engine.game import Game, legal_options
+from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import GameState, Phase
 from .action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
 from .config import RENDER_MODES, EnvConfig
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
 
 _KIND_NAMES = tuple(k.name for k in DecisionKind)
+_GAME_OVER = int(Phase.GAME_OVER)
+_SETUP_DRAFT = int(Phase.SETUP_DRAFT)
 _MAX_SEED = 2**63 - 1
 
 
@@ -233,7 +235,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self._legal_kind = kind
             self._legal_opts = opts
             if kind >= 0:
-                self._legal_ids = np.add(opts, KIND_OFFSET[kind], dtype=np.intp)
+                offset = KIND_OFFSET[kind]  # (adding in Python is faster than in numpy here)
+                self._legal_ids = np.array([o + offset for o in opts], dtype=np.intp)
             else:
                 self._legal_ids = np.zeros(0, dtype=np.intp)
             self._legal_key = key
@@ -306,9 +309,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self._clear_rewards()
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
-        drafting = state.phase == Phase.SETUP_DRAFT
-        game.apply(option)  # the engine checks the option against the same legal options
-        if state.phase == Phase.GAME_OVER:
+        drafting = state.phase == _SETUP_DRAFT
+        apply_legal(state, option)  # checked above against the engine's own legal options
+        if state.phase == _GAME_OVER:
             self._finish(list(state.rewards))
         else:
             seat = state.pending_seat

@@ -368,9 +368,24 @@ class Observer:
         self._buffer = np.zeros(OBS_SIZE, dtype=np.float32)
         self._public = self._buffer[:PUBLIC_SIZE]
         self._public[_SEAT_IN_GAME : _SEAT_IN_GAME + n] = 1.0
-        # The values each group of entries was last written from (see _build_public).
-        self._units_source: list[list[int]] = []
-        self._seat_source: list[int] = []
+        # The values each group of entries was last written from (see _build_public); None
+        # until first written.
+        self._units_source: list[list[int] | None] = [None] * n
+        self._sf_source: list[int] | None = None
+        self._fs_source: list[int] | None = None
+        self._leaders_source: list[list[int]] | None = None
+        self._storage_source: list[int] | None = None
+        self._thumpers_source: list[int] | None = None
+        self._guild_paid_source: list[bool] | None = None
+        self._lent_source: list[bool] | None = None
+        self._token_supply_source: list[int] | None = None
+        self._thumper_supply_source: int | None = None
+        self._region_token_source: list[int] | None = None
+        self._shield_source: int | None = None
+        self._snooper_source: int | None = None
+        self._storm_source: int | None = None
+        self._round_source: int | None = None
+        self._first_source: int | None = None
         self._turn_source: list[int] = []
         self._slow_ones: list[int] = []
         self._fast_ones: list[int] = []
@@ -414,37 +429,56 @@ class Observer:
         turn scalars, slow and fast one-hots, last battle); each group is rewritten only when
         the values it was written from changed, since most decisions change few of them."""
         buf = self._public
-        n = self.num_players
         sf = s.seat_faction
         fs = s.faction_seat
-        drafting = NO_ONE in sf
-
-        if drafting:  # seats that have not drafted yet have no pieces
-            units = [s.units[f] if f >= 0 else _ZERO_UNITS for f in sf]
-            seat = [x for f in sf for x in (s.leaders[f] if f >= 0 else (0, 0))]
-            seat += [s.storage[f] if f >= 0 else 0 for f in sf]
-            seat += [s.thumpers[f] if f >= 0 else 0 for f in sf]
-            seat += [s.guild_paid[f] if f >= 0 else False for f in sf]
-            seat += [s.lent[f] if f >= 0 else False for f in sf]
-        else:
-            units = [s.units[f] for f in sf]
-            seat = [x for f in sf for x in s.leaders[f]]
-            seat += [s.storage[f] for f in sf]
-            seat += [s.thumpers[f] for f in sf]
-            seat += [s.guild_paid[f] for f in sf]
-            seat += [s.lent[f] for f in sf]
-        if units != self._units_source:
-            block = buf[_UNITS : _UNITS + _LOC * n]
-            block.reshape(n, _LOC)[...] = units
-            block *= _UNIT_SCALE
-            self._units_source = [list(row) for row in units]
-        seat += s.token_supply
-        seat.append(s.thumper_supply)
-        if seat != self._seat_source:
-            buf[self._seat_index] = np.multiply(seat, self._seat_scale, dtype=np.float32)
-            self._seat_source = seat
-
         lb = s.last_battle
+        lb_changed = lb != self._lb_source
+
+        # Unit counts, row by row (a decision moves the units of one or two factions).
+        rows = self._units_source
+        for seat, f in enumerate(sf):
+            row = s.units[f] if f >= 0 else _ZERO_UNITS
+            if row != rows[seat]:
+                start = _UNITS + seat * _LOC
+                block = buf[start : start + _LOC]
+                block[:] = row
+                block *= _UNIT_SCALE
+                rows[seat] = row[:]
+
+        # Per-seat scalars: compared in the engine's faction order, rebuilt in seat order.
+        if (
+            sf != self._sf_source
+            or s.leaders != self._leaders_source
+            or s.storage != self._storage_source
+            or s.thumpers != self._thumpers_source
+            or s.guild_paid != self._guild_paid_source
+            or s.lent != self._lent_source
+            or s.token_supply != self._token_supply_source
+            or s.thumper_supply != self._thumper_supply_source
+        ):
+            if NO_ONE in sf:  # seats that have not drafted yet have no pieces
+                values = [x for f in sf for x in (s.leaders[f] if f >= 0 else (0, 0))]
+                values += [s.storage[f] if f >= 0 else 0 for f in sf]
+                values += [s.thumpers[f] if f >= 0 else 0 for f in sf]
+                values += [s.guild_paid[f] if f >= 0 else False for f in sf]
+                values += [s.lent[f] if f >= 0 else False for f in sf]
+            else:
+                values = [x for f in sf for x in s.leaders[f]]
+                values += [s.storage[f] for f in sf]
+                values += [s.thumpers[f] for f in sf]
+                values += [s.guild_paid[f] for f in sf]
+                values += [s.lent[f] for f in sf]
+            values += s.token_supply
+            values.append(s.thumper_supply)
+            buf[self._seat_index] = np.multiply(values, self._seat_scale, dtype=np.float32)
+            self._leaders_source = [pair[:] for pair in s.leaders]
+            self._storage_source = s.storage[:]
+            self._thumpers_source = s.thumpers[:]
+            self._guild_paid_source = s.guild_paid[:]
+            self._lent_source = s.lent[:]
+            self._token_supply_source = s.token_supply[:]
+            self._thumper_supply_source = s.thumper_supply
+
         has_lb = len(lb) == _LAST_BATTLE_LEN
         turn: list[int] = [
             *s.dice_fixed,
@@ -463,32 +497,49 @@ class Observer:
             self._turn_source = turn
 
         # One-hots that change a few times per game...
-        slow = [_SEAT_FACTION + seat * NUM_FACTIONS + f for seat, f in enumerate(sf) if f >= 0]
-        slow += [
-            _REGION_TOKEN + region * NUM_TOKEN_TYPES + token
-            for region, token in enumerate(s.region_token)
-            if token >= 0
-        ]
-        slow += (
-            _SHIELD + (fs[s.shield_holder] if s.shield_holder >= 0 else S),
-            _SNOOPER + (fs[s.snooper_holder] if s.snooper_holder >= 0 else S),
-            _STORM + s.storm_sector - 1,
-            _ROUND + s.round - 1,
-            _FIRST + s.first_seat,
-        )
-        if has_lb:
+        if (
+            lb_changed
+            or sf != self._sf_source
+            or fs != self._fs_source
+            or s.region_token != self._region_token_source
+            or s.shield_holder != self._shield_source
+            or s.snooper_holder != self._snooper_source
+            or s.storm_sector != self._storm_source
+            or s.round != self._round_source
+            or s.first_seat != self._first_source
+        ):
+            slow = [_SEAT_FACTION + seat * NUM_FACTIONS + f for seat, f in enumerate(sf) if f >= 0]
+            slow += [
+                _REGION_TOKEN + region * NUM_TOKEN_TYPES + token
+                for region, token in enumerate(s.region_token)
+                if token >= 0
+            ]
             slow += (
-                _LB_VALID,
-                _LB_REGION + lb[0],
-                _LB_ATTACKER + fs[lb[1]],
-                _LB_DEFENDER + fs[lb[2]],
-                _LB_WINNER + lb[5],
+                _SHIELD + (fs[s.shield_holder] if s.shield_holder >= 0 else S),
+                _SNOOPER + (fs[s.snooper_holder] if s.snooper_holder >= 0 else S),
+                _STORM + s.storm_sector - 1,
+                _ROUND + s.round - 1,
+                _FIRST + s.first_seat,
             )
-        if slow != self._slow_ones:
-            buf[self._slow_array] = 0.0
-            self._slow_array = np.array(slow, dtype=np.intp)
-            buf[self._slow_array] = 1.0
-            self._slow_ones = slow
+            if has_lb:
+                slow += (
+                    _LB_VALID,
+                    _LB_REGION + lb[0],
+                    _LB_ATTACKER + fs[lb[1]],
+                    _LB_DEFENDER + fs[lb[2]],
+                    _LB_WINNER + lb[5],
+                )
+            if slow != self._slow_ones:
+                buf[self._slow_array] = 0.0
+                self._slow_array = np.array(slow, dtype=np.intp)
+                buf[self._slow_array] = 1.0
+                self._slow_ones = slow
+            self._region_token_source = s.region_token[:]
+            self._shield_source = s.shield_holder
+            self._snooper_source = s.snooper_holder
+            self._storm_source = s.storm_sector
+            self._round_source = s.round
+            self._first_source = s.first_seat
 
         # ... and those that change at almost every decision.
         faces = s.dice_faces
@@ -535,12 +586,15 @@ class Observer:
             self._fast_ones = fast
 
         # The last battle's revealed bids.
-        if lb != self._lb_source:
+        if lb_changed:
             buf[self._lb_index] = 0.0
             index, values = _last_battle_bids(lb, fs) if has_lb else ([], [])
             buf[index] = np.multiply(values, _INV_SCALE[index], dtype=np.float32)
             self._lb_source = list(lb)
             self._lb_index = index
+        if sf != self._sf_source or fs != self._fs_source:
+            self._sf_source = sf[:]
+            self._fs_source = fs[:]
 
     # --- observations and states -----------------------------------------------------------
 
