@@ -26,7 +26,6 @@ from dune_env.engine import (
     Region,
     Scenario,
     Token,
-    UnitType,
 )
 from dune_env.engine.constants import (
     FACTION_DIE_SYMBOLS,
@@ -54,10 +53,10 @@ from dune_env.engine.game import advance
 from dune_env.engine.state import GameState
 from dune_env.engine.steps.setup import begin_setup
 
+from .common import ELITE, REG
+
 F = Faction
 R = Region
-REG = UnitType.REGULAR
-ELITE = UnitType.ELITE
 SPICE_BIT = 1 << 5  # the spice die is die 5
 ALL_DICE = 0b1111111
 THREE = [F.ATREIDES, F.HARKONNEN, F.FREMEN]

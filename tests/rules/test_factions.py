@@ -9,7 +9,6 @@ from dune_env.engine import (
     CARD,
     RESERVE,
     DecisionKind,
-    Faction,
     Game,
     GameConfig,
     KanlyFace,
@@ -17,7 +16,6 @@ from dune_env.engine import (
     Region,
     Scenario,
     Token,
-    UnitType,
 )
 from dune_env.engine.constants import FACTION_DIE_SYMBOLS, Die
 from dune_env.engine.decisions import (
@@ -40,18 +38,8 @@ from dune_env.engine.decisions import (
 from dune_env.engine.events import EventKind
 from dune_env.engine.state import uidx
 
-ATR = Faction.ATREIDES
-HAR = Faction.HARKONNEN
-FRE = Faction.FREMEN
-TLX = Faction.TLEILAX
-COR = Faction.CORRINO
-GLD = Faction.GUILD
-BG = Faction.BENE_GESSERIT
-SMG = Faction.SMUGGLERS
+from .common import ATR, BG, COR, ELITE, FRE, GLD, HAR, POLAR, REG, SMG, TLX
 
-REG = UnitType.REGULAR
-ELITE = UnitType.ELITE
-POLAR = Region.POLAR_CAP
 ATTACKER_WINS, DEFENDER_WINS = 0, 1
 
 FIVE = [ATR, HAR, FRE, COR, GLD]  # a 5-player table (alliances allowed, ALLY-1)

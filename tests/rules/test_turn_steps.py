@@ -14,14 +14,12 @@ from dune_env.engine import (
     RESERVE,
     DecisionKind,
     EventKind,
-    Faction,
     Game,
     KanlyFace,
     Phase,
     Region,
     Scenario,
     Token,
-    UnitType,
 )
 from dune_env.engine.constants import NO_ONE, PROPERTY_TOKENS_PER_TYPE
 from dune_env.engine.decisions import (
@@ -41,16 +39,7 @@ from dune_env.engine.decisions import (
 )
 from dune_env.engine.queries import in_storm
 
-ATR = Faction.ATREIDES
-HAR = Faction.HARKONNEN
-FRE = Faction.FREMEN
-TLX = Faction.TLEILAX
-COR = Faction.CORRINO
-GLD = Faction.GUILD
-BG = Faction.BENE_GESSERIT
-SMG = Faction.SMUGGLERS
-REG = UnitType.REGULAR
-ELITE = UnitType.ELITE
+from .common import ATR, BG, COR, ELITE, FRE, GLD, HAR, POLAR, REG, SMG, TLX
 
 CIELAGO = Region.CIELAGO_PLAIN
 GREAT_FLAT = Region.GREAT_FLAT
@@ -61,7 +50,6 @@ BROKEN_LAND = Region.BROKEN_LAND
 ARRAKEEN = Region.ARRAKEEN
 MINOR_ERG = Region.MINOR_ERG
 TUEKS = Region.TUEKS_SIETCH
-POLAR = Region.POLAR_CAP
 
 FOUR = [ATR, HAR, FRE, COR]  # no alliances (ALLY-1)
 FIVE = [ATR, HAR, FRE, COR, GLD]

@@ -10,7 +10,6 @@ from dune_env.engine import (
     CARD,
     RESERVE,
     DecisionKind,
-    Faction,
     Game,
     GameConfig,
     KanlyFace,
@@ -18,7 +17,6 @@ from dune_env.engine import (
     Region,
     Scenario,
     Token,
-    UnitType,
 )
 from dune_env.engine.decisions import (
     LAND_SMUGGLERS_LEADER,
@@ -30,17 +28,7 @@ from dune_env.engine.decisions import (
 )
 from dune_env.engine.state import uidx
 
-ATR = Faction.ATREIDES
-HAR = Faction.HARKONNEN
-FRE = Faction.FREMEN
-TLX = Faction.TLEILAX
-COR = Faction.CORRINO
-GLD = Faction.GUILD
-SMG = Faction.SMUGGLERS
-
-REG = UnitType.REGULAR
-ELITE = UnitType.ELITE
-POLAR = Region.POLAR_CAP
+from .common import ATR, COR, ELITE, FRE, GLD, HAR, POLAR, REG, SMG, TLX
 
 FIVE = [ATR, HAR, FRE, COR, GLD]
 SIX = [TLX, HAR, FRE, COR, GLD, SMG]

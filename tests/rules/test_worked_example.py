@@ -27,7 +27,6 @@ from dune_env.engine import (
     CARD,
     RESERVE,
     DecisionKind,
-    Faction,
     Game,
     KanlyFace,
     Phase,
@@ -48,11 +47,8 @@ from dune_env.engine.decisions import (
     unit_option,
 )
 
-ATR = Faction.ATREIDES
-COR = Faction.CORRINO
-HAR = Faction.HARKONNEN
-FRE = Faction.FREMEN
-BG = Faction.BENE_GESSERIT
+from .common import ATR, BG, COR, FRE, HAR
+
 SEATS = [ATR, COR, FRE, BG, HAR]
 ARRAKEEN = Region.ARRAKEEN
 CARTHAG = Region.CARTHAG
