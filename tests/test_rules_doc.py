@@ -27,7 +27,11 @@ CITATION = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,7})[-_](\d+)(?![0-9])")
 MIN_DEFINED_IDS = 127
 # Variant fields that the rules revision 2 adds to GameConfig on another branch; the document
 # may describe them before they exist here.
-PENDING_REV2_FIELDS = {"guild_income_per_lander", "strict_alliance_victory", "smugglers_land_anywhere"}
+PENDING_REV2_FIELDS = {
+    "guild_income_per_lander",
+    "strict_alliance_victory",
+    "smugglers_land_anywhere",
+}
 
 
 def rules_text() -> str:
