@@ -1,5 +1,5 @@
-"""docs/rules.md is the project's rules reference: every rule ID the code or the tests cite is
-defined there, every CL clarification states its default, every GameConfig field is described
+"""docs/rules.md is the project's rules reference: every rule ID the code, the tests or the other
+documents cite is defined there, every CL clarification states its default, every GameConfig field is described
 with its real default, and its map table is the engine's map (MAP-1, MAP-2; CL-2)."""
 
 from __future__ import annotations
@@ -66,7 +66,11 @@ def undefined_citations(doc: str, sources: Iterable[str]) -> set[str]:
 
 
 def source_texts() -> dict[str, str]:
-    files = sorted((ROOT / "dune_env").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py"))
+    """The code, the tests, the training and benchmark scripts, and the other documents."""
+    files = [
+        f for d in ("dune_env", "tests", "training", "benchmarks") for f in (ROOT / d).rglob("*.py")
+    ]
+    files += [f for f in (ROOT / "docs").glob("*.md") if f != RULES_DOC] + [ROOT / "README.md"]
     return {str(f.relative_to(ROOT)): f.read_text(encoding="utf-8") for f in files}
 
 
@@ -96,7 +100,7 @@ def unquote(cell: str) -> str:
 # --- rule IDs ------------------------------------------------------------------------------
 
 
-def test_every_rule_id_cited_in_the_code_and_tests_is_defined_in_rules_md() -> None:
+def test_every_rule_id_cited_in_code_tests_and_docs_is_defined_in_rules_md() -> None:
     doc = rules_text()
     sources = source_texts()
     missing = undefined_citations(doc, sources.values())
