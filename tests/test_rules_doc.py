@@ -1,6 +1,7 @@
 """docs/rules.md is the project's rules reference: every rule ID the code, the tests or the other
-documents cite is defined there, every CL clarification states its default, every GameConfig field is described
-with its real default, and its map table is the engine's map (MAP-1, MAP-2; CL-2)."""
+documents cite is defined there, every CL clarification states its default, every GameConfig
+field is described with its real default, and its map table is the engine's map (MAP-1, MAP-2;
+CL-2)."""
 
 from __future__ import annotations
 
