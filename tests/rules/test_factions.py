@@ -1054,9 +1054,10 @@ def test_gld_0_setup_leader_and_three_units_on_card_storage_0() -> None:
     assert game.state.storage[GLD] == 0
 
 
-def test_gld_1_one_spice_per_other_player_landing_outside_the_polar_cap() -> None:
+def _gld_1_two_landers(**config: object) -> tuple[Game, list[int]]:
+    """ATR lands outside the Polar Cap, then its ally COR does: Guild storage after each."""
     game = (
-        Scenario(FIVE)
+        Scenario(FIVE, **config)
         .units(ATR, Region.ARRAKEEN, 1)
         .units(ATR, CARD, 4)
         .units(COR, Region.CARTHAG, 1)
@@ -1067,21 +1068,38 @@ def test_gld_1_one_spice_per_other_player_landing_outside_the_polar_cap() -> Non
         .at(Phase.LAND_START)
     )
     s = game.state
+    seen = []
     expect(game, DecisionKind.LAND_CONSENT, COR)
     game.apply(0)
     game.apply(land_option(POLAR, REG))
-    assert s.storage[GLD] == 0  # the Polar Cap does not count
+    seen.append(s.storage[GLD])  # the Polar Cap does not count
     game.apply(land_option(Region.ARRAKEEN, REG))
-    assert s.storage[GLD] == 1
+    seen.append(s.storage[GLD])
     game.apply(land_option(Region.ARRAKEEN, REG))
-    assert s.storage[GLD] == 1  # once per player per turn
+    seen.append(s.storage[GLD])
     game.apply(LAND_STOP)
     expect(game, DecisionKind.ALLY_GRANT, ATR)
     game.apply(2)
     game.apply(land_option(POLAR, REG))
-    assert s.storage[GLD] == 1
+    seen.append(s.storage[GLD])
     game.apply(land_option(Region.CARTHAG, REG))
-    assert s.storage[GLD] == 2  # the ally is another player who landed outside
+    seen.append(s.storage[GLD])
+    return game, seen
+
+
+def test_gld_1_at_most_one_spice_per_turn_however_many_players_land() -> None:
+    """GLD-1 (rev. 2): +1 once in a turn in which any other player lands outside the Polar
+    Cap; the ally landing outside too adds nothing more."""
+    game, seen = _gld_1_two_landers()
+    assert seen == [0, 1, 1, 1, 1]
+    assert not game.config.guild_income_per_lander
+
+
+def test_gld_1_variant_guild_income_per_lander_pays_each_other_player() -> None:
+    """GLD-1 [variant] guild_income_per_lander: +1 for each other player landing outside the
+    Polar Cap, once per player per turn (the pre-rev. 2 behaviour)."""
+    _, seen = _gld_1_two_landers(guild_income_per_lander=True)
+    assert seen == [0, 1, 1, 1, 2]
 
 
 def test_gld_1_income_in_the_guilds_own_turn_from_its_ally() -> None:

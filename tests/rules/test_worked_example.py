@@ -10,11 +10,11 @@ there"), so the position is built explicitly: Jessica starts with 2 units on her
 Arrakeen, as RULES.md §8 states.  After 3 landings she has 6 there, moves 3 to Carthag and
 leaves 3.
 
-Sietch Tabr is a desert region (MAP-1), and CL-6 forbids landing into desert regions by
-default, yet the example has Irulan land 2 units on Sietch Tabr.  The example therefore
-contradicts the CL-6 default, and the game is built with the `desert_landing=True` variant
-(the unrestricted reading of LAND-3).  `test_example_landing_on_sietch_tabr_needs_the_variant`
-shows that under the default the same landing is not offered.
+Sietch Tabr is a desert region (MAP-1), and the example has Irulan land 2 units there: this
+is the rulebook's own evidence for CL-6 (rev. 2), which allows desert landing by default, so
+the example runs with the default configuration.
+`test_example_landing_on_sietch_tabr_is_not_offered_with_desert_landing_false` shows that the
+translator's reading (`desert_landing=False`) would forbid the same landing.
 
 Five players are needed for alliances (ALLY-1): Fremen and Bene Gesserit fill the two extra
 seats (no Guild, so no GLD-1 income muddies the spice).  Seats, clockwise: Atreides, Corrino,
@@ -28,6 +28,7 @@ from dune_env.engine import (
     RESERVE,
     DecisionKind,
     Game,
+    GameConfig,
     KanlyFace,
     Phase,
     Region,
@@ -69,11 +70,10 @@ def act(game: Game, kind: DecisionKind, faction: int, option: int) -> None:
     game.apply(option)
 
 
-def example_position(desert_landing: bool = True) -> Scenario:
-    # desert_landing=True: the example lands on desert Sietch Tabr, which the CL-6 default
-    # (LAND-3) forbids; the example contradicts CL-6, so it needs the variant.
+def example_position(**config: object) -> Scenario:
+    """The p. 12 position; `config`: GameConfig options (none: the default rules)."""
     return (
-        Scenario(SEATS, seed=0, desert_landing=desert_landing)
+        Scenario(SEATS, seed=0, **config)
         # Jessica: 2 units on her card, 3 in Arrakeen, no leader on her card (both in reserve).
         .units(ATR, CARD, 2)
         .units(ATR, ARRAKEEN, 3)
@@ -99,10 +99,15 @@ def example_position(desert_landing: bool = True) -> Scenario:
 
 def test_worked_example_rulebook_page_12() -> None:
     """RULES.md §8 end to end (ALLY-2/3, RECRUIT-1/2, KANLY-4, LAND-2/5, COR-3, MOVE-1/2,
-    BATTLE-5/6/7, PROP-2, STORM-1, TURN-2, ALLY-4)."""
+    BATTLE-5/6/7, PROP-2, STORM-1, TURN-2, ALLY-4), with the default configuration: the
+    landing on desert Sietch Tabr is allowed (LAND-3, CL-6 rev. 2)."""
     # Irulan's next turn: she fixes all seven dice at once; these are its faces (0-5):
     # faction dice Corrino, Corrino, Guild, Fremen; region 4; spice 2; Kanly Shield.
-    game = example_position().force(1, 1, 3, 5, 3, 1, 4).at(Phase.ALLY_OFFER)
+    scenario = example_position()
+    assert scenario.state.config == GameConfig(
+        num_players=5, faction_mode="assigned", factions=tuple(SEATS)
+    )  # the default rules
+    game = scenario.force(1, 1, 3, 5, 3, 1, 4).at(Phase.ALLY_OFFER)
     s = game.state
     assert s.pool == 1  # SPICE-1: the spice die shows 1
 
@@ -211,8 +216,9 @@ def test_worked_example_rulebook_page_12() -> None:
     assert (game.pending.kind, game.pending.faction) == (DecisionKind.REORGANIZE, COR)
 
 
-def test_example_landing_on_sietch_tabr_needs_the_variant() -> None:
-    """CL-6 / LAND-3 default: the example's landing on desert Sietch Tabr is not offered."""
+def test_example_landing_on_sietch_tabr_is_not_offered_with_desert_landing_false() -> None:
+    """CL-6 / LAND-3 variant `desert_landing=False`: the example's landing on desert Sietch
+    Tabr is not offered."""
     game = example_position(desert_landing=False).at(Phase.ALLY_OFFER)
     act(game, DecisionKind.ALLY_OFFER, ATR, offer_option(COR, COR))
     act(game, DecisionKind.ALLY_ANSWER, COR, 1)
