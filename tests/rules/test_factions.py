@@ -793,7 +793,9 @@ def test_tlx_4_face_dancers_one_enemy_unit_per_unused_die() -> None:
 
 
 def test_tlx_4_dice_used_for_recruiting_cannot_be_face_dancers() -> None:
-    game = _face_dancer_scenario([HAR, HAR, COR, FRE]).axolotl(HAR).at(Phase.ALLY_OFFER)
+    # Region die 1 under the storm on sector 1: the movement target can only be the Polar Cap.
+    scenario = _face_dancer_scenario([HAR, HAR, COR, FRE]).dice(region=1).storm(1)
+    game = scenario.axolotl(HAR).at(Phase.ALLY_OFFER)
     game.apply(0)  # no alliance
     game.apply(RECRUIT_UNIT)  # one Harkonnen die recruits for the Tleilax
     game.apply(RECRUIT_STOP)  # the other stays unused
@@ -969,7 +971,8 @@ def test_cor_2_choam_counts_only_spice_rolled_on_the_spice_die() -> None:
         .units(COR, Region.ARRAKEEN, 1)
         .units(COR, CARD, 1)
         .token(Region.ARRAKEEN, Token.HARVESTER)
-        .dice(spice=2)
+        .dice(spice=2, region=1)  # sector 1 under the storm: the target is the Polar Cap
+        .storm(1)
         .active(COR)
         .at(Phase.LAND_START)
     )
