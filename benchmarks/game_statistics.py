@@ -44,7 +44,12 @@ def ending(kind: str, bg_took: int) -> str:
 
 
 def measure(
-    policies: list[str], players: int, games: int, seed: int, workers: int, config: dict[str, object]
+    policies: list[str],
+    players: int,
+    games: int,
+    seed: int,
+    workers: int,
+    config: dict[str, object],
 ) -> tuple[Counter[str], float, int]:
     """Counts of each ending, mean rounds and the number of failed games."""
     counts: Counter[str] = Counter()
@@ -76,7 +81,9 @@ def parse_set(items: list[str]) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--policies", nargs="+", default=["aggressive", "economic"])
     parser.add_argument("--players", nargs="+", type=int, default=[3, 4, 5, 6])
     parser.add_argument("--games", type=int, default=800)

@@ -90,9 +90,7 @@ class BattleResult:
                 if packed[units_base + 2 * f] or packed[units_base + 2 * f + 1]
             }
             leaders = {
-                f: packed[leaders_base + f]
-                for f in range(NUM_FACTIONS)
-                if packed[leaders_base + f]
+                f: packed[leaders_base + f] for f in range(NUM_FACTIONS) if packed[leaders_base + f]
             }
             sides.append(BattleSide(packed[1 + side], packed[3 + side], units, leaders))
         return cls(packed[0], sides[0], sides[1], packed[5] == 0)
@@ -359,11 +357,12 @@ class Game:
         pending = self.pending
         assert pending is not None
         if policy is None:
+            who = Faction(pending.faction).name if pending.faction >= 0 else "no faction"
+            shown = list(pending.options[:12])
+            more = " ..." if len(pending.options) > 12 else ""
             raise DecisionPendingError(
-                f"decision {pending.kind.name} of seat {pending.seat} "
-                f"({Faction(pending.faction).name if pending.faction >= 0 else 'no faction'}) "
-                f"is pending before {target.name} is reached; pass a policy to take it "
-                f"(options: {list(pending.options)})"
+                f"decision {pending.kind.name} of seat {pending.seat} ({who}) is pending before "
+                f"{target.name} is reached; pass a policy to take it (options: {shown}{more})"
             )
         act = getattr(policy, "act", None)
         option = act(self, pending.seat) if act is not None else policy(self)  # type: ignore[operator]

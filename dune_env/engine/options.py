@@ -16,6 +16,7 @@ option built here is exactly the one the engine expects.  Yes/no kinds take a bo
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 from .constants import NUM_DICE, NUM_UNIT_TYPES, UnitType
@@ -182,8 +183,7 @@ def by_name(kind: int, text: str) -> int:
     for option, option_name in names(kind).items():
         if option_name == text:
             return option
-    words = set(text.lower().split())
-    close = [n for n in names(kind).values() if words & set(n.lower().split())][:8]
+    close = difflib.get_close_matches(text, list(names(kind).values()), n=5, cutoff=0.5)
     raise ValueError(
         f"{DecisionKind(kind).name} has no option named {text!r}; similar names: {close}"
     )

@@ -38,7 +38,6 @@ from .constants import (
     NO_ONE,
     NUM_DICE,
     NUM_FACTIONS,
-    NUM_LOCATIONS,
     NUM_REGIONS,
     NUM_TOKEN_TYPES,
     NUM_UNIT_TYPES,
@@ -316,8 +315,7 @@ class Scenario:
         f = self._faction(faction, "ally")
         if not self.state.config.alliances_allowed:
             raise ScenarioError(
-                f"alliances need 5 or more players (ALLY-1); this game has "
-                f"{self.state.num_players}"
+                f"alliances need 5 or more players (ALLY-1); this game has {self.state.num_players}"
             )
         chosen = f if symbol is None else int(symbol)
         if not 0 <= chosen < NUM_FACTIONS:
@@ -375,8 +373,10 @@ class Scenario:
         advance(self.state)
         return Game.from_state(self.state)
 
-    def at(self, phase: Phase) -> Game:
-        """Enter `phase` of the active player's turn with the dice as given, all fixed."""
+    def at(self, phase: Phase, run: bool = True) -> Game:
+        """Enter `phase` of the active player's turn with the dice as given, all fixed, and
+        run to the first real decision; with `run=False`, stop before the step begins (no
+        decision pending, as `Game.run_until` stops; go on with `advance` or `run_until`)."""
         if not isinstance(phase, int) or not Phase.ROLL <= phase <= Phase.END_TURN:
             raise ScenarioError(f"phase {phase!r} must be a Phase of a turn (ROLL..END_TURN)")
         self._check_ready()
@@ -401,7 +401,8 @@ class Scenario:
             s.phase = int(phase)
         if s.active_faction == Faction.TLEILAX and axolotl == NO_ONE and phase > Phase.AXOLOTL:
             raise ScenarioError("a Tleilax turn past its roll step needs .axolotl(symbol)")
-        advance(s)
+        if run:
+            advance(s)
         return Game.from_state(s)
 
 

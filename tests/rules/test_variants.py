@@ -9,8 +9,8 @@ import pytest
 
 from dune_env.engine import (
     CARD,
-    ConfigError,
     RESERVE,
+    ConfigError,
     DecisionKind,
     Game,
     GameConfig,
@@ -494,9 +494,7 @@ def test_cl_12_running_rat_for_an_active_player_allied_with_the_smugglers(
 # --- END-2 strict_alliance_victory (rev. 2) ---------------------------------------------------
 
 
-def _alliance_with_a_shared_fifth_region(
-    shared: int, **config: object
-) -> Game:
+def _alliance_with_a_shared_fifth_region(shared: int, **config: object) -> Game:
     """Atreides + Harkonnen hold 4 strategic regions alone; Harkonnen also shares `shared`
     with the Fremen.  End of the Atreides' turn."""
     return (
