@@ -380,7 +380,13 @@ class Game:
     # --- snapshots -----------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return self.state.to_dict()
+        s = self.state
+        if s.pending_kind == NO_ONE and s.phase != _GAME_OVER:
+            raise ValueError(
+                f"the game is stopped before step {Phase(s.phase).name} (run_until) with no "
+                "decision pending; call game.advance() before taking a snapshot"
+            )
+        return s.to_dict()
 
     def to_json(self) -> str:
         return json.dumps(self.snapshot(), separators=(",", ":"))

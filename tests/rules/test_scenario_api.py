@@ -401,3 +401,16 @@ def test_run_until_stops_between_battles_not_inside_a_step_loop() -> None:
     assert game.last_battle is None
     game.run_until(Phase.BATTLE_SELECT, policy=lambda g: g.pending.options[0])
     assert game.last_battle is not None and game.pending is None
+
+
+def test_snapshot_of_a_stopped_game_asks_to_advance_first() -> None:
+    """A game stopped between steps has no pending decision; snapshots need one."""
+    game = Scenario(THREE).active(ATR).at(Phase.PROPERTY, run=False)
+    with pytest.raises(ValueError, match="advance"):
+        game.to_json()
+    clone = game.clone()  # clones work as they are
+    game.advance()
+    restored = Game.from_json(game.to_json())
+    assert restored.pending == game.pending
+    clone.advance()
+    assert clone.pending == game.pending
