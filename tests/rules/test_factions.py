@@ -17,6 +17,7 @@ from dune_env.engine import (
     Scenario,
     Token,
 )
+from dune_env.engine import options as opt
 from dune_env.engine.constants import FACTION_DIE_SYMBOLS, Die
 from dune_env.engine.decisions import (
     BID_DONE,
@@ -1058,7 +1059,8 @@ def test_gld_0_setup_leader_and_three_units_on_card_storage_0() -> None:
 
 
 def _gld_1_two_landers(**config: object) -> tuple[Game, list[int]]:
-    """ATR lands outside the Polar Cap, then its ally COR does: Guild storage after each."""
+    """ATR lands outside the Polar Cap, then its ally COR does: Guild storage after each
+    landing (written with the public options and accessors, docs/scenarios.md)."""
     game = (
         Scenario(FIVE, **config)
         .units(ATR, Region.ARRAKEEN, 1)
@@ -1070,23 +1072,18 @@ def _gld_1_two_landers(**config: object) -> tuple[Game, list[int]]:
         .ally(COR)
         .at(Phase.LAND_START)
     )
-    s = game.state
     seen = []
     expect(game, DecisionKind.LAND_CONSENT, COR)
-    game.apply(0)
-    game.apply(land_option(POLAR, REG))
-    seen.append(s.storage[GLD])  # the Polar Cap does not count
-    game.apply(land_option(Region.ARRAKEEN, REG))
-    seen.append(s.storage[GLD])
-    game.apply(land_option(Region.ARRAKEEN, REG))
-    seen.append(s.storage[GLD])
-    game.apply(LAND_STOP)
+    game.apply(opt.yes_no(False))
+    for landing in (POLAR, Region.ARRAKEEN, Region.ARRAKEEN):  # the Polar Cap does not count
+        game.apply(opt.land(landing))
+        seen.append(game.storage(GLD))
+    game.apply(opt.STOP_LANDING)
     expect(game, DecisionKind.ALLY_GRANT, ATR)
-    game.apply(2)
-    game.apply(land_option(POLAR, REG))
-    seen.append(s.storage[GLD])
-    game.apply(land_option(Region.CARTHAG, REG))
-    seen.append(s.storage[GLD])
+    game.apply(opt.spice(2))
+    for landing in (POLAR, Region.CARTHAG):  # now the ally lands
+        game.apply(opt.land(landing))
+        seen.append(game.storage(GLD))
     return game, seen
 
 
