@@ -120,7 +120,14 @@ def dice_faces(
 class Scenario:
     """A position under construction; `at(phase)` or `at_turn_start()` makes it a `Game`."""
 
-    def __init__(self, factions: list[int], seed: int = 0, **config: Any) -> None:
+    def __init__(
+        self, factions: list[int], seed: int = 0, leaders_on_card: bool = False, **config: Any
+    ) -> None:
+        """`factions` in seat order; `config`: GameConfig options.  Every piece starts in its
+        faction's reserve, leaders too unless `leaders_on_card=True` (as after set-up, where
+        every leader waits on its card); `leaders(f, on_card)` sets one faction."""
+        if not isinstance(leaders_on_card, bool):
+            raise ScenarioError(f"leaders_on_card must be True or False, not {leaders_on_card!r}")
         try:
             cfg = GameConfig(
                 num_players=len(factions),
@@ -136,6 +143,8 @@ class Scenario:
             state.seat_faction[seat] = faction
             state.faction_seat[faction] = seat
             initial_pieces(state, faction)
+            if leaders_on_card:
+                state.leaders[faction] = [LEADER_COUNTS[faction], 0]
         state.setup_index = NUM_FACTIONS
         state.bg_prediction = NO_ONE
         state.storm_sector = NEUTRAL_STORM_SECTOR

@@ -414,3 +414,12 @@ def test_snapshot_of_a_stopped_game_asks_to_advance_first() -> None:
     assert restored.pending == game.pending
     clone.advance()
     assert clone.pending == game.pending
+
+
+def test_leaders_start_in_reserve_unless_asked() -> None:
+    """DEF-1 / DEF-2: a Scenario's leaders are in the reserve unless put on the card, for all
+    factions at once with leaders_on_card=True."""
+    game = Scenario(THREE).active(ATR).at(Phase.PROPERTY, run=False)
+    assert [game.leaders(f) for f in THREE] == [(0, 2), (0, 1), (0, 1)]
+    game = Scenario(THREE, leaders_on_card=True).active(ATR).at(Phase.PROPERTY, run=False)
+    assert [game.leaders(f) for f in THREE] == [(2, 0), (1, 0), (1, 0)]
