@@ -18,7 +18,9 @@ from .invariants import check_invariants
 VARIANTS = [
     {},
     {"strict_control": True},
-    {"desert_landing": True},
+    {"desert_landing": False},
+    {"guild_income_per_lander": True, "strict_alliance_victory": True},
+    {"smugglers_land_anywhere": True},
     {"face_dancers": "spice"},
     {"region_die_west_faces": (2, 3, 5)},
     {"skip_forced_decisions": False},

@@ -32,8 +32,17 @@ class GameConfig:
             show E.  Default (1, 4).
         strict_control: CL-3 [variant]: control also requires that no other faction (other
             than the ally, for an alliance victory) is present.  Default False.
-        desert_landing: CL-6 [variant]: allow landing into desert regions.  Default False.
+        desert_landing: CL-6 [variant] (rev. 2): allow landing into desert regions.  Default
+            True (the rulebook's p. 12 example); False is the translator's "no desert" reading.
         face_dancers: TLX-4 [variant]: "dice" (unused faction dice) or "spice" (1 spice each).
+        guild_income_per_lander: GLD-1 [variant]: the Guild gains +1 for each other player
+            landing outside the Polar Cap in a turn, instead of at most +1 per turn.  Default
+            False.
+        strict_alliance_victory: END-2 [variant]: no alliance victory while either ally shares
+            any strategic region with a third faction.  Default False.
+        smugglers_land_anywhere: SMG-1 [variant]: the Smugglers land (1 spice a unit) into any
+            region not under the storm, whoever is there (desert per CL-6; the Polar Cap still
+            costs 2).  Default False.
         win_reward, loss_reward: CL-4 rewards (END-7).
         skip_forced_decisions: apply decisions that have exactly one legal option without
             asking (RULES.md §9 allows it).  Default True.
@@ -45,8 +54,11 @@ class GameConfig:
     factions: tuple[int, ...] | None = None
     region_die_west_faces: tuple[int, ...] = (1, 4)
     strict_control: bool = False
-    desert_landing: bool = False
+    desert_landing: bool = True
     face_dancers: str = "dice"
+    guild_income_per_lander: bool = False
+    strict_alliance_victory: bool = False
+    smugglers_land_anywhere: bool = False
     win_reward: float = 1.0
     loss_reward: float = -1.0
     skip_forced_decisions: bool = True
@@ -94,7 +106,15 @@ class GameConfig:
             raise ConfigError(f"region_die_west_faces={west} must list sectors from 1 to 6 (CL-1)")
         if len(set(west)) != len(west):
             raise ConfigError(f"region_die_west_faces={west} repeats a sector")
-        for name in ("strict_control", "desert_landing", "skip_forced_decisions", "record_events"):
+        for name in (
+            "strict_control",
+            "desert_landing",
+            "guild_income_per_lander",
+            "strict_alliance_victory",
+            "smugglers_land_anywhere",
+            "skip_forced_decisions",
+            "record_events",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be True or False, not {getattr(self, name)!r}")
         if self.face_dancers not in FACE_DANCER_MODES:

@@ -12,11 +12,20 @@ No RL notions live here: agents, observations and rewards shaping belong to `dun
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
 
 from . import steps  # noqa: F401  (registers every runner and decision handler)
 from .config import GameConfig
-from .constants import NO_ONE
+from .constants import (
+    NO_ONE,
+    NUM_FACTIONS,
+    NUM_LOCATIONS,
+    NUM_UNIT_TYPES,
+    Faction,
+    Token,
+)
 from .core import APPLY, LEGAL, RUNNERS, clear_pending
 from .decisions import DecisionKind, describe_option
 from .events import render
@@ -26,6 +35,72 @@ from .steps.setup import begin_setup
 
 class IllegalOptionError(ValueError):
     """An option that is not legal for the pending decision.  The state is left unchanged."""
+
+
+class DecisionPendingError(RuntimeError):
+    """`run_until` met a decision with a real choice and was given no policy to take it."""
+
+
+class PhaseNotReachedError(RuntimeError):
+    """`run_until`: the game ended before the engine entered the requested phase."""
+
+
+class LeaderCount(NamedTuple):
+    """A faction's leader tokens (DEF-2: leaders wait on the card; the rest are in reserve)."""
+
+    on_card: int
+    in_reserve: int
+
+
+@dataclass(frozen=True)
+class BattleSide:
+    """One side of a resolved battle: its deciding faction, its revealed strength and what
+    each faction of the side committed (BATTLE-5/6)."""
+
+    faction: int
+    strength: int
+    units: dict[int, tuple[int, int]]  # faction -> (regular units, Sardaukar) committed
+    leaders: dict[int, int]  # faction -> leader tokens committed
+
+
+@dataclass(frozen=True)
+class BattleResult:
+    """The last resolved battle, read from `GameState.last_battle`."""
+
+    region: int
+    attacker: BattleSide
+    defender: BattleSide
+    attacker_won: bool  # BATTLE-6: a tie goes to the defender
+
+    @property
+    def winner(self) -> int:
+        """The winning side's faction."""
+        return self.attacker.faction if self.attacker_won else self.defender.faction
+
+    @classmethod
+    def from_list(cls, packed: list[int]) -> BattleResult:
+        width = NUM_FACTIONS * NUM_UNIT_TYPES
+        sides = []
+        for side in (0, 1):
+            units_base = 6 + side * width
+            leaders_base = 6 + 2 * width + side * NUM_FACTIONS
+            units = {
+                f: (packed[units_base + 2 * f], packed[units_base + 2 * f + 1])
+                for f in range(NUM_FACTIONS)
+                if packed[units_base + 2 * f] or packed[units_base + 2 * f + 1]
+            }
+            leaders = {
+                f: packed[leaders_base + f] for f in range(NUM_FACTIONS) if packed[leaders_base + f]
+            }
+            sides.append(BattleSide(packed[1 + side], packed[3 + side], units, leaders))
+        return cls(packed[0], sides[0], sides[1], packed[5] == 0)
+
+
+class EnginePolicyLike(Protocol):
+    def act(self, game: Game, seat: int) -> int: ...
+
+
+Policy = Callable[["Game"], int] | EnginePolicyLike
 
 
 class Decision(NamedTuple):
@@ -63,6 +138,11 @@ def advance(state: GameState) -> None:
         runners[state.phase](state)
 
 
+def _check_index(what: str, value: int, bound: int, allowed: str = "") -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < bound:
+        raise ValueError(f"{what}={value!r} is not valid; use {allowed or f'0..{bound - 1}'}")
+
+
 def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> None:
     kind = state.pending_kind
     state.history.append([state.pending_seat, kind, option, int(forced)])
@@ -73,8 +153,20 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
 
 def apply_option(state: GameState, option: int) -> None:
     """Check `option` against the pending decision's legal options, apply it, and advance."""
+    check_option(state, option)
+    _apply_unchecked(state, int(option))
+    advance(state)
+
+
+def check_option(state: GameState, option: int) -> None:
+    """Raise IllegalOptionError unless `option` is legal for the pending decision."""
     if state.phase == _GAME_OVER:
         raise IllegalOptionError("the game is over: no decision is pending")
+    if state.pending_kind == NO_ONE:
+        raise IllegalOptionError(
+            f"no decision is pending: the engine is stopped before step {Phase(state.phase).name} "
+            "(by run_until); call game.advance() or game.run_until(...) to go on"
+        )
     options = legal_options(state)
     if isinstance(option, bool) or not isinstance(option, int) or option not in options:
         kind = DecisionKind(state.pending_kind)
@@ -87,8 +179,6 @@ def apply_option(state: GameState, option: int) -> None:
             f"option {bad} is not legal for decision {kind.name} of seat {state.pending_seat}; "
             f"legal options: [{legal_text}]"
         )
-    _apply_unchecked(state, int(option))
-    advance(state)
 
 
 def apply_legal(state: GameState, option: int) -> None:
@@ -157,6 +247,128 @@ class Game:
     def event_log(self) -> list[str]:
         return [render(e) for e in self.state.events]
 
+    # --- reading the position (plain values, never references into the state) --------------
+
+    @property
+    def phase(self) -> Phase:
+        return Phase(self.state.phase)
+
+    @property
+    def active_faction(self) -> int:
+        """The faction whose turn it is (NO_ONE during a draft)."""
+        return self.state.active_faction
+
+    @property
+    def ally(self) -> int:
+        """The active player's ally this turn, or NO_ONE (DEF-4)."""
+        return self.state.ally
+
+    @property
+    def storm_sector(self) -> int:
+        return self.state.storm_sector
+
+    @property
+    def round(self) -> int:
+        return self.state.round
+
+    def units(self, faction: int, region: int, unit_type: int | None = None) -> int:
+        """Units of `faction` in `region` (a Region, or CARD / RESERVE): of one UnitType, or
+        of both types when `unit_type` is None."""
+        _check_index("faction", faction, NUM_FACTIONS)
+        _check_index("region", region, NUM_LOCATIONS, "a Region, CARD or RESERVE")
+        row = self.state.units[faction]
+        i = int(region) * NUM_UNIT_TYPES
+        if unit_type is None:
+            return row[i] + row[i + 1]
+        _check_index("unit_type", unit_type, NUM_UNIT_TYPES, "a UnitType")
+        return row[i + int(unit_type)]
+
+    def leaders(self, faction: int) -> LeaderCount:
+        """Leader tokens of `faction` on its card and in its reserve."""
+        _check_index("faction", faction, NUM_FACTIONS)
+        on_card, in_reserve = self.state.leaders[faction]
+        return LeaderCount(on_card, in_reserve)
+
+    def storage(self, faction: int) -> int:
+        """Stored spice of `faction` (Corrino, Guild; 0 for the others)."""
+        _check_index("faction", faction, NUM_FACTIONS)
+        return self.state.storage[faction]
+
+    @property
+    def pool(self) -> int:
+        """The active player's spice pool this turn (SPICE-1)."""
+        return self.state.pool
+
+    def token(self, region: int) -> Token | None:
+        """The property token on `region`, or None."""
+        _check_index("region", region, NUM_LOCATIONS - 2, "a Region")
+        token = self.state.region_token[region]
+        return None if token == NO_ONE else Token(token)
+
+    @property
+    def last_battle(self) -> BattleResult | None:
+        """The last resolved battle (both bids revealed), or None before any battle."""
+        packed = self.state.last_battle
+        return BattleResult.from_list(packed) if packed else None
+
+    # --- running to a step ---------------------------------------------------------------
+
+    def advance(self) -> None:
+        """Run on to the next real decision (after `run_until` stopped between steps)."""
+        advance(self.state)
+
+    def run_until(self, phase: Phase, policy: Policy | None = None) -> Game:
+        """Run the engine until it next enters `phase`, and stop there: the previous step is
+        complete and `phase`'s step has not begun (no decision is pending).
+
+        `phase` is a `Phase` (e.g. `Phase.END_TURN`: after the storm step, before the victory
+        check and the next player's turn).  Decisions met on the way are taken by `policy`: a
+        callable `policy(game) -> option` or an object with `act(game, seat) -> option` (the
+        harness's policies).  Without a policy, the first decision with a real choice raises
+        DecisionPendingError (forced ones are applied if skip_forced_decisions is on).
+        Raises PhaseNotReachedError if the game ends first (unless `phase` is GAME_OVER), and
+        IllegalOptionError if the policy returns an illegal option.  Returns the game.
+        Continue with `advance()`, `run_until` again, or `apply` once a decision is pending."""
+        target = Phase(phase)
+        s = self.state
+        skip = s.config.skip_forced_decisions
+        while True:
+            if s.phase == _GAME_OVER:
+                if target == Phase.GAME_OVER:
+                    return self
+                raise PhaseNotReachedError(
+                    f"the game ended (winners {s.winners}) before reaching {target.name}"
+                )
+            before = s.phase
+            if s.pending_kind == NO_ONE:
+                RUNNERS[s.phase](s)
+            else:
+                options = legal_options(s)
+                if skip and len(options) == 1:
+                    _apply_unchecked(s, options[0], forced=True)
+                else:
+                    _apply_unchecked(s, self._ask(policy, target), forced=False)
+            # Stop on entering `phase`, not on the re-runs of a step's own loop (land, move...).
+            if s.phase == target and s.pending_kind == NO_ONE and s.phase != before:
+                return self
+
+    def _ask(self, policy: Policy | None, target: Phase) -> int:
+        s = self.state
+        pending = self.pending
+        assert pending is not None
+        if policy is None:
+            who = Faction(pending.faction).name if pending.faction >= 0 else "no faction"
+            shown = list(pending.options[:12])
+            more = " ..." if len(pending.options) > 12 else ""
+            raise DecisionPendingError(
+                f"decision {pending.kind.name} of seat {pending.seat} ({who}) is pending before "
+                f"{target.name} is reached; pass a policy to take it (options: {shown}{more})"
+            )
+        act = getattr(policy, "act", None)
+        option = act(self, pending.seat) if act is not None else policy(self)  # type: ignore[operator]
+        check_option(s, option)
+        return int(option)
+
     # --- acting --------------------------------------------------------------------------
 
     def apply(self, option: int) -> None:
@@ -168,7 +380,13 @@ class Game:
     # --- snapshots -----------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        return self.state.to_dict()
+        s = self.state
+        if s.pending_kind == NO_ONE and s.phase != _GAME_OVER:
+            raise ValueError(
+                f"the game is stopped before step {Phase(s.phase).name} (run_until) with no "
+                "decision pending; call game.advance() before taking a snapshot"
+            )
+        return s.to_dict()
 
     def to_json(self) -> str:
         return json.dumps(self.snapshot(), separators=(",", ":"))

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 
 class Region:
-    """Region indices of the default map (MAP-1 table order)."""
+    """Region indices of the default map (MAP-1 table order), plain ints.
+    `Region.label(Region.ARRAKEEN)` is the name "Arrakeen", `Region.from_label("Arrakeen")`
+    the way back, `Region.ALL` every index in order."""
 
     CIELAGO_PLAIN = 0
     GREAT_FLAT = 1
@@ -22,6 +24,23 @@ class Region:
     MINOR_ERG = 7
     TUEKS_SIETCH = 8
     POLAR_CAP = 9
+
+    ALL = tuple(range(10))
+
+    @staticmethod
+    def label(region: int) -> str:
+        """The region's name on the default map (MAP-1), e.g. "Arrakeen"."""
+        if isinstance(region, bool) or not isinstance(region, int) or not 0 <= region < 10:
+            raise ValueError(f"region {region!r} is not a region index 0..9")
+        return DEFAULT_MAP.names[region]
+
+    @staticmethod
+    def from_label(label: str) -> int:
+        """The index of the region named `label` (case-insensitive, as in MAP-1)."""
+        for region, name in enumerate(DEFAULT_MAP.names):
+            if name.lower() == label.strip().lower():
+                return region
+        raise ValueError(f"no region is named {label!r}; regions: {', '.join(DEFAULT_MAP.names)}")
 
 
 NUM_SECTORS = 6

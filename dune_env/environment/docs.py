@@ -13,7 +13,14 @@ import sys
 from pathlib import Path
 
 from . import action_table
-from .observer import OBS_LAYOUT, PRIVATE_FIELDS, PUBLIC_LAYOUT, STATE_LAYOUT
+from .observer import (
+    LEGACY_OBS_SIZE,
+    OBS_LAYOUT,
+    PRIVATE_FIELDS,
+    PUBLIC_LAYOUT,
+    RULES_SIZE,
+    STATE_LAYOUT,
+)
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
 
@@ -70,12 +77,16 @@ fields in **absolute** seats (seat 0 is player_0), followed by every hidden fiel
 
 {obs_table}
 
-The first {public_size} entries (up to `last_battle_leaders`) are the public fields; the last
-{private_size} are the observer's private fields.
+The first {public_size} entries (up to `last_battle_leaders`) are the public fields; the next
+{private_size} are the observer's private fields; the last {rules_size} (`rules_variant`) state
+the game's rule variants, the same for every observer and constant during a game, so that one
+policy can serve every variant. They come last on purpose: a model trained before they existed
+takes the first {legacy_size} entries, and `dune_env.policies.sb3` loads such models by giving
+them that prefix.
 
 ## State layout ({state_size} entries)
 
-The public fields as above (absolute seats), then:
+The public fields as above (absolute seats), then the hidden fields, then `rules_variant`:
 
 {hidden_table}
 """
@@ -95,6 +106,8 @@ def observation_markdown() -> str:
         obs_table=OBS_LAYOUT.markdown_table(),
         public_size=PUBLIC_LAYOUT.size,
         private_size=sum(f.size for f in PRIVATE_FIELDS),
+        rules_size=RULES_SIZE,
+        legacy_size=LEGACY_OBS_SIZE,
         state_size=STATE_LAYOUT.size,
         hidden_table="\n".join(hidden),
     )

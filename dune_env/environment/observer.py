@@ -7,6 +7,10 @@ Three layouts share their first part, the *public* fields (everything every play
 - `STATE_LAYOUT` = public fields + every hidden field (both battle bids, the Bene Gesserit
   prediction), in **absolute** seats: the global state for centralised critics.
 
+Both end with `RULES_FIELDS`: the game configuration's rule variants (`rules_variant`), so one
+policy can serve every variant.  They come last so that a model trained before they existed
+sees exactly the first `LEGACY_OBS_SIZE` entries (`dune_env.policies.sb3` relies on it).
+
 Fields indexed by seat have 8 slots (9 where the last slot is the common supply); slots of seats
 past the player count stay 0.  Values are raw numbers divided by the field's scale.
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.config import GameConfig
 from ..engine.constants import (
     FACTION_DIE_SYMBOLS,
     MAX_ROUNDS,
@@ -265,12 +270,52 @@ HIDDEN_FIELDS: tuple[Field, ...] = (
     Field("bg_prediction", (NUM_FACTIONS,), "one-hot faction predicted by the Bene Gesserit"),
 )
 
+# The entries of `rules_variant`, in order: every GameConfig option that changes the rules.
+# (Rewards, skip_forced_decisions and record_events do not change what is legal.)
+RULES_VARIANT_ENTRIES: tuple[str, ...] = (
+    *(f"region_die_west_faces has {sector}" for sector in range(1, NUM_SECTORS + 1)),
+    "strict_control",
+    "desert_landing",
+    "face_dancers == 'spice'",
+    "guild_income_per_lander",
+    "strict_alliance_victory",
+    "smugglers_land_anywhere",
+)
+
+RULES_FIELDS: tuple[Field, ...] = (
+    Field(
+        "rules_variant",
+        (len(RULES_VARIANT_ENTRIES),),
+        "the game's rule variants (GameConfig), 1 = on: entries 0-5 region-die faces 1..6 "
+        "showing W (CL-1 `region_die_west_faces`), 6 `strict_control` (CL-3), 7 "
+        "`desert_landing` (CL-6), 8 `face_dancers` is 'spice' (TLX-4), 9 "
+        "`guild_income_per_lander` (GLD-1), 10 `strict_alliance_victory` (END-2), 11 "
+        "`smugglers_land_anywhere` (SMG-1); see docs/rules.md",
+    ),
+)
+
+
+def rules_variant_values(config: GameConfig) -> list[float]:
+    """The `rules_variant` entries of a configuration (RULES_VARIANT_ENTRIES order)."""
+    west = config.region_die_west_faces
+    return [float(sector in west) for sector in range(1, NUM_SECTORS + 1)] + [
+        float(config.strict_control),
+        float(config.desert_landing),
+        float(config.face_dancers == "spice"),
+        float(config.guild_income_per_lander),
+        float(config.strict_alliance_victory),
+        float(config.smugglers_land_anywhere),
+    ]
+
+
 PUBLIC_LAYOUT = Layout("public", PUBLIC_FIELDS)
-OBS_LAYOUT = Layout("observation", PUBLIC_FIELDS + PRIVATE_FIELDS)
-STATE_LAYOUT = Layout("state", PUBLIC_FIELDS + HIDDEN_FIELDS)
+OBS_LAYOUT = Layout("observation", PUBLIC_FIELDS + PRIVATE_FIELDS + RULES_FIELDS)
+STATE_LAYOUT = Layout("state", PUBLIC_FIELDS + HIDDEN_FIELDS + RULES_FIELDS)
 PUBLIC_SIZE = PUBLIC_LAYOUT.size
 OBS_SIZE = OBS_LAYOUT.size
 STATE_SIZE = STATE_LAYOUT.size
+RULES_SIZE = sum(f.size for f in RULES_FIELDS)
+LEGACY_OBS_SIZE = OBS_SIZE - RULES_SIZE  # the observation before `rules_variant` existed
 
 
 def _o(name: str, layout: Layout = PUBLIC_LAYOUT) -> int:
@@ -335,6 +380,8 @@ _OBS_PREDICTION = _o("bg_prediction", OBS_LAYOUT)
 _BID_UNITS = _o("bid_units", STATE_LAYOUT)
 _BID_LEADERS = _o("bid_leaders", STATE_LAYOUT)
 _STATE_PREDICTION = _o("bg_prediction", STATE_LAYOUT)
+_OBS_RULES = OBS_LAYOUT.slices["rules_variant"]
+_STATE_RULES = STATE_LAYOUT.slices["rules_variant"]
 
 _KIND_INDEX = {int(k): i for i, k in enumerate(KIND_ORDER)}
 _SYMBOL_OF_FACE = tuple(int(f) for f in FACTION_DIE_SYMBOLS)
@@ -393,6 +440,8 @@ class Observer:
         self._fast_array = np.zeros(0, dtype=np.intp)
         self._lb_source: list[int] = []
         self._lb_index: list[int] = []
+        self._config_source: GameConfig | None = None
+        self._rules = np.zeros(RULES_SIZE, dtype=np.float32)
         # Positions of the per-seat scalars, in the order `_build_public` lists them.
         index: list[int] = []
         for seat in range(n):
@@ -422,6 +471,12 @@ class Observer:
         if key != self._key or key is None:
             self._build_public(state)
             self._key = key
+        if state.config is not self._config_source:
+            # The rule variants live past the public part (in the observation's tail, which
+            # `observe` gathers in place); they change only with the configuration.
+            self._rules[:] = rules_variant_values(state.config)
+            self._buffer[_OBS_RULES] = self._rules
+            self._config_source = state.config
         return self._public
 
     def _build_public(self, s: GameState) -> None:
@@ -632,6 +687,7 @@ class Observer:
         """A fresh global state vector: public fields and every hidden one, absolute seats."""
         out = np.zeros(STATE_SIZE, dtype=np.float32)
         out[:PUBLIC_SIZE] = self.public(state, key)
+        out[_STATE_RULES] = self._rules
         s = state
         fs = s.faction_seat
         for side in (0, 1):

@@ -36,13 +36,15 @@ def _load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
 
 
 def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
-    """A model must take dune_v0's flat observation and act in its Discrete action table."""
+    """A model must take dune_v0's flat observation and act in its Discrete action table.
+    A model trained before the `rules_variant` slice existed (observations of
+    LEGACY_OBS_SIZE entries) is accepted: it is given the observation without that slice."""
     from ..environment.action_table import NUM_ACTIONS
-    from ..environment.observer import OBS_SIZE
+    from ..environment.observer import LEGACY_OBS_SIZE, OBS_SIZE
 
     obs_shape = getattr(observation_space, "shape", None)
     n_actions = getattr(action_space, "n", None)
-    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
+    if obs_shape not in ((OBS_SIZE,), (LEGACY_OBS_SIZE,)) or n_actions != NUM_ACTIONS:
         raise PolicyLoadError(
             f"model {label!r} does not match dune_v0: it takes observations of shape "
             f"{obs_shape} and {n_actions} actions, dune_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
@@ -53,10 +55,12 @@ def load_sb3_policy(path: str, deterministic: bool = True) -> ObservationPolicy:
     file = Path(path).resolve()
     stat = file.stat() if file.is_file() else None
     model = _load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
+    # The rule-variant slice is last, so a legacy model's observation is a prefix.
+    width = int(model.observation_space.shape[0])
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
         action, _ = model.predict(
-            observation, action_masks=action_mask.astype(bool), deterministic=deterministic
+            observation[:width], action_masks=action_mask.astype(bool), deterministic=deterministic
         )
         return int(action)
 

@@ -25,8 +25,11 @@ ASSIGNED = {
 
 VARIANTS_ON: dict[str, Any] = {
     "strict_control": True,
-    "desert_landing": True,
+    "desert_landing": False,  # the non-default reading (CL-6, rev. 2)
     "face_dancers": "spice",
+    "guild_income_per_lander": True,
+    "strict_alliance_victory": True,
+    "smugglers_land_anywhere": True,
     "region_die_west_faces": (2, 5),
     "win_reward": 2.0,
     "loss_reward": 0.0,

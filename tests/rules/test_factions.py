@@ -17,6 +17,7 @@ from dune_env.engine import (
     Scenario,
     Token,
 )
+from dune_env.engine import options as opt
 from dune_env.engine.constants import FACTION_DIE_SYMBOLS, Die
 from dune_env.engine.decisions import (
     BID_DONE,
@@ -793,7 +794,9 @@ def test_tlx_4_face_dancers_one_enemy_unit_per_unused_die() -> None:
 
 
 def test_tlx_4_dice_used_for_recruiting_cannot_be_face_dancers() -> None:
-    game = _face_dancer_scenario([HAR, HAR, COR, FRE]).axolotl(HAR).at(Phase.ALLY_OFFER)
+    # Region die 1 under the storm on sector 1: the movement target can only be the Polar Cap.
+    scenario = _face_dancer_scenario([HAR, HAR, COR, FRE]).dice(region=1).storm(1)
+    game = scenario.axolotl(HAR).at(Phase.ALLY_OFFER)
     game.apply(0)  # no alliance
     game.apply(RECRUIT_UNIT)  # one Harkonnen die recruits for the Tleilax
     game.apply(RECRUIT_STOP)  # the other stays unused
@@ -969,7 +972,8 @@ def test_cor_2_choam_counts_only_spice_rolled_on_the_spice_die() -> None:
         .units(COR, Region.ARRAKEEN, 1)
         .units(COR, CARD, 1)
         .token(Region.ARRAKEEN, Token.HARVESTER)
-        .dice(spice=2)
+        .dice(spice=2, region=1)  # sector 1 under the storm: the target is the Polar Cap
+        .storm(1)
         .active(COR)
         .at(Phase.LAND_START)
     )
@@ -1054,9 +1058,11 @@ def test_gld_0_setup_leader_and_three_units_on_card_storage_0() -> None:
     assert game.state.storage[GLD] == 0
 
 
-def test_gld_1_one_spice_per_other_player_landing_outside_the_polar_cap() -> None:
+def _gld_1_two_landers(**config: object) -> tuple[Game, list[int]]:
+    """ATR lands outside the Polar Cap, then its ally COR does: Guild storage after each
+    landing (written with the public options and accessors, docs/scenarios.md)."""
     game = (
-        Scenario(FIVE)
+        Scenario(FIVE, **config)
         .units(ATR, Region.ARRAKEEN, 1)
         .units(ATR, CARD, 4)
         .units(COR, Region.CARTHAG, 1)
@@ -1066,22 +1072,34 @@ def test_gld_1_one_spice_per_other_player_landing_outside_the_polar_cap() -> Non
         .ally(COR)
         .at(Phase.LAND_START)
     )
-    s = game.state
+    seen = []
     expect(game, DecisionKind.LAND_CONSENT, COR)
-    game.apply(0)
-    game.apply(land_option(POLAR, REG))
-    assert s.storage[GLD] == 0  # the Polar Cap does not count
-    game.apply(land_option(Region.ARRAKEEN, REG))
-    assert s.storage[GLD] == 1
-    game.apply(land_option(Region.ARRAKEEN, REG))
-    assert s.storage[GLD] == 1  # once per player per turn
-    game.apply(LAND_STOP)
+    game.apply(opt.yes_no(False))
+    for landing in (POLAR, Region.ARRAKEEN, Region.ARRAKEEN):  # the Polar Cap does not count
+        game.apply(opt.land(landing))
+        seen.append(game.storage(GLD))
+    game.apply(opt.STOP_LANDING)
     expect(game, DecisionKind.ALLY_GRANT, ATR)
-    game.apply(2)
-    game.apply(land_option(POLAR, REG))
-    assert s.storage[GLD] == 1
-    game.apply(land_option(Region.CARTHAG, REG))
-    assert s.storage[GLD] == 2  # the ally is another player who landed outside
+    game.apply(opt.spice(2))
+    for landing in (POLAR, Region.CARTHAG):  # now the ally lands
+        game.apply(opt.land(landing))
+        seen.append(game.storage(GLD))
+    return game, seen
+
+
+def test_gld_1_at_most_one_spice_per_turn_however_many_players_land() -> None:
+    """GLD-1 (rev. 2): +1 once in a turn in which any other player lands outside the Polar
+    Cap; the ally landing outside too adds nothing more."""
+    game, seen = _gld_1_two_landers()
+    assert seen == [0, 1, 1, 1, 1]
+    assert not game.config.guild_income_per_lander
+
+
+def test_gld_1_variant_guild_income_per_lander_pays_each_other_player() -> None:
+    """GLD-1 [variant] guild_income_per_lander: +1 for each other player landing outside the
+    Polar Cap, once per player per turn (the pre-rev. 2 behaviour)."""
+    _, seen = _gld_1_two_landers(guild_income_per_lander=True)
+    assert seen == [0, 1, 1, 1, 2]
 
 
 def test_gld_1_income_in_the_guilds_own_turn_from_its_ally() -> None:

@@ -564,9 +564,9 @@ def test_land_2_one_spice_per_unit_onto_polar_cap_or_own_regions() -> None:
 
 
 @pytest.mark.parametrize("desert_landing", [False, True])
-def test_land_3_never_into_the_storm_nor_by_default_the_desert(desert_landing: bool) -> None:
-    """LAND-3 / CL-6: no landing into a storm region; none into a desert region unless the
-    `desert_landing` variant is on."""
+def test_land_3_never_into_the_storm_desert_by_default(desert_landing: bool) -> None:
+    """LAND-3 / CL-6 (rev. 2): no landing into a storm region; desert regions are allowed
+    unless the `desert_landing=False` variant is chosen."""
     game = (
         Scenario(FOUR, desert_landing=desert_landing)
         .storm(5)  # Arrakeen
@@ -1139,16 +1139,52 @@ def _full_map(scenario: Scenario) -> Scenario:
     return scenario
 
 
-@pytest.mark.parametrize("case", ["enemy", "polar", "storm", "no_supply", "not_target"])
+@pytest.mark.parametrize("with_ally", [False, True])
+def test_prop_1_control_is_enough_even_with_an_enemy_present(with_ally: bool) -> None:
+    """PROP-1 (rev. 2): the target controlled (DEF-6) by you or by your ally can be
+    reorganised; an enemy faction also present does not prevent it (no further condition)."""
+    holder = COR if with_ally else ATR
+    scenario = Scenario(FIVE).units(holder, CARTHAG, 1).units(HAR, CARTHAG, 1).active(ATR)
+    if with_ally:
+        scenario.ally(COR)
+    game = scenario.target(CARTHAG).at(Phase.PROPERTY)
+    act(game, DecisionKind.REORGANIZE, ATR, 1 + Token.HARVESTER)
+    assert game.state.region_token[CARTHAG] == Token.HARVESTER
+
+
+def test_prop_1_with_strict_control_an_enemy_breaks_control() -> None:
+    """PROP-1 with the CL-3 `strict_control` variant: control (DEF-6) needs no enemy present,
+    so a shared target is not reorganised; the ally does not break it."""
+    game = (
+        Scenario(FIVE, strict_control=True)
+        .units(ATR, CARTHAG, 1)
+        .units(HAR, CARTHAG, 1)
+        .target(CARTHAG)
+        .active(ATR)
+        .at(Phase.PROPERTY)
+    )
+    assert DecisionKind.REORGANIZE not in [row[1] for row in game.state.history[1:]]
+    game = (
+        Scenario(FIVE, strict_control=True)
+        .units(ATR, CARTHAG, 1)
+        .units(COR, CARTHAG, 1)
+        .ally(COR)
+        .target(CARTHAG)
+        .active(ATR)
+        .at(Phase.PROPERTY)
+    )
+    assert options(game, DecisionKind.REORGANIZE, ATR) == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("case", ["enemy_only", "polar", "storm", "no_supply", "not_target"])
 def test_prop_1_no_reorganising_otherwise(case: str) -> None:
-    """PROP-1 / STORM-3 / MAP-4: not with another faction present, not the Polar Cap, not in the
-    storm, not with an empty common supply, and only the (held) target region."""
+    """PROP-1 / STORM-3 / MAP-4: not a target held only by an enemy, not the Polar Cap, not in
+    the storm, not with an empty common supply, and only the (held) target region."""
     held = POLAR if case == "polar" else CARTHAG
     target = ARRAKEEN if case == "not_target" else held  # Arrakeen: empty
-    scenario = Scenario(FOUR).units(ATR, held, 1).target(target).active(ATR)
-    if case == "enemy":
-        scenario.units(HAR, CARTHAG, 1)
-    elif case == "storm":
+    holder = HAR if case == "enemy_only" else ATR
+    scenario = Scenario(FOUR).units(holder, held, 1).target(target).active(ATR)
+    if case == "storm":
         scenario.storm(4)
     elif case == "no_supply":
         _full_map(scenario)

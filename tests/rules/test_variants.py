@@ -1,6 +1,7 @@
 """Configurable clarifications ([variant] items of RULES.md) and the CL-n defaults: CL-1
 `region_die_west_faces`, CL-3 `strict_control`, CL-4 rewards, CL-5 spending order, CL-6
-`desert_landing`, TLX-4 `face_dancers`, CL-7..CL-12."""
+`desert_landing`, TLX-4 `face_dancers`, CL-7..CL-12, and the rev. 2 variants GLD-1
+`guild_income_per_lander`, END-2 `strict_alliance_victory`, SMG-1 `smugglers_land_anywhere`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from dune_env.engine import (
     CARD,
     RESERVE,
+    ConfigError,
     DecisionKind,
     Game,
     GameConfig,
@@ -26,6 +28,7 @@ from dune_env.engine.decisions import (
     land_option,
     unit_option,
 )
+from dune_env.engine.map_data import DEFAULT_MAP
 from dune_env.engine.state import uidx
 
 from .common import ATR, COR, ELITE, FRE, GLD, HAR, POLAR, REG, SMG, TLX
@@ -208,8 +211,8 @@ def test_cl_5_guild_spends_pool_before_storage() -> None:
 
 @pytest.mark.parametrize("desert_landing", [False, True])
 def test_cl_6_desert_landing_variant(desert_landing: bool) -> None:
-    """CL-6: by default no landing into a desert region (red X); `desert_landing` allows it.
-    Never into the storm either way (LAND-3)."""
+    """CL-6 (rev. 2): landing into a desert region (red X) is allowed by default;
+    `desert_landing=False` forbids it.  Never into the storm either way (LAND-3)."""
     game = (
         Scenario([ATR, HAR, FRE], desert_landing=desert_landing)
         .units(ATR, Region.SIETCH_TABR, 1)  # desert
@@ -228,8 +231,18 @@ def test_cl_6_desert_landing_variant(desert_landing: bool) -> None:
     assert land_option(Region.CIELAGO_PLAIN, REG) not in options
 
 
-def test_cl_6_default_is_no_desert_landing() -> None:
-    assert GameConfig().desert_landing is False
+def test_cl_6_default_allows_desert_landing() -> None:
+    """CL-6 / LAND-3 (rev. 2): the default configuration lands into desert regions."""
+    assert GameConfig().desert_landing is True
+    game = (
+        Scenario([ATR, HAR, FRE])
+        .units(ATR, Region.SIETCH_TABR, 1)
+        .units(ATR, CARD, 1)
+        .storm(5)
+        .active(ATR)
+        .at(Phase.LAND_START)
+    )
+    assert land_option(Region.SIETCH_TABR, REG) in expect(game, DecisionKind.LAND, ATR)
 
 
 # --- TLX-4 face dancers: dice or spice -------------------------------------------------------
@@ -476,3 +489,148 @@ def test_cl_12_running_rat_for_an_active_player_allied_with_the_smugglers(
     assert (Region.MINOR_ERG in options) == running_rat
     assert Region.ARRAKEEN not in options  # occupied
     assert Region.CIELAGO_PLAIN not in options  # in the storm
+
+
+# --- END-2 strict_alliance_victory (rev. 2) ---------------------------------------------------
+
+
+def _alliance_with_a_shared_fifth_region(shared: int, **config: object) -> Game:
+    """Atreides + Harkonnen hold 4 strategic regions alone; Harkonnen also shares `shared`
+    with the Fremen.  End of the Atreides' turn."""
+    return (
+        Scenario(FIVE, **config)
+        .units(ATR, Region.CARTHAG, 1)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .units(HAR, Region.TUEKS_SIETCH, 1)
+        .units(HAR, Region.SIETCH_TABR, 1)
+        .units(HAR, shared, 1)
+        .units(FRE, shared, 1)
+        .ally(HAR)
+        .active(ATR)
+        .at(Phase.END_TURN)
+    )
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_end_2_strict_alliance_victory_variant(strict: bool) -> None:
+    """END-2 [variant] `strict_alliance_victory` (rev. 2): with it, no alliance victory while
+    either ally shares a strategic region with a third faction; by default the shared region
+    is just not counted and the 4 clean regions win."""
+    game = _alliance_with_a_shared_fifth_region(
+        Region.HABBANYA_SIETCH, strict_alliance_victory=strict
+    )
+    assert GameConfig().strict_alliance_victory is False
+    assert game.terminal is not strict
+    assert game.winners == ([] if strict else [0, 1])
+
+
+def test_end_2_strict_alliance_victory_ignores_shared_non_strategic_regions() -> None:
+    """END-2 [variant] `strict_alliance_victory`: only strategic regions matter."""
+    game = _alliance_with_a_shared_fifth_region(Region.BROKEN_LAND, strict_alliance_victory=True)
+    assert game.winners == [0, 1]
+
+
+def test_end_2_strict_alliance_victory_does_not_touch_solo_victory() -> None:
+    """END-1 before END-2 (END-3): the strict variant does not stop a solo victory."""
+    game = (
+        Scenario(FIVE, strict_alliance_victory=True)
+        .units(ATR, Region.CARTHAG, 1)
+        .units(ATR, Region.ARRAKEEN, 1)
+        .units(ATR, Region.SIETCH_TABR, 1)
+        .units(FRE, Region.SIETCH_TABR, 1)
+        .units(HAR, Region.TUEKS_SIETCH, 1)
+        .ally(HAR)
+        .active(ATR)
+        .at(Phase.END_TURN)
+    )
+    assert game.winners == [0]
+
+
+# --- SMG-1 smugglers_land_anywhere (rev. 2) ---------------------------------------------------
+
+
+def _smugglers_landing(**config: object) -> Game:
+    """Smugglers hold only Arrakeen; Harkonnen hold Carthag; storm on sector 2."""
+    return (
+        Scenario(SIX, **config)
+        .units(SMG, Region.ARRAKEEN, 1)
+        .units(HAR, Region.CARTHAG, 1)
+        .storm(2)
+        .pool(5)
+        .active(SMG)
+        .at(Phase.LAND_START)
+    )
+
+
+def test_smg_1_default_lands_only_where_the_smugglers_are() -> None:
+    """SMG-1 default: 1 spice per unit "anywhere else allowed" (LAND-2..4), i.e. where the
+    Smugglers already have units; 2 onto the Polar Cap."""
+    options = set(expect(_smugglers_landing(), DecisionKind.LAND, SMG))
+    regions = {o for o in options if o >= 2}
+    assert regions == {land_option(Region.ARRAKEEN, REG), land_option(POLAR, REG)}
+    assert GameConfig().smugglers_land_anywhere is False
+
+
+@pytest.mark.parametrize("desert_landing", [True, False])
+def test_smg_1_variant_smugglers_land_anywhere(desert_landing: bool) -> None:
+    """SMG-1 [variant] `smugglers_land_anywhere`: any region not under the storm, whoever is
+    there (an enemy's, an empty one), 1 spice a unit; desert regions per CL-6; the Polar Cap
+    still costs 2; never the storm (LAND-3)."""
+    game = _smugglers_landing(smugglers_land_anywhere=True, desert_landing=desert_landing)
+    options = set(expect(game, DecisionKind.LAND, SMG))
+    storm = {Region.GREAT_FLAT, Region.HABBANYA_SIETCH}  # sector 2
+    expected = {
+        land_option(r, REG)
+        for r in range(10)
+        if r not in storm and (desert_landing or not DEFAULT_MAP.desert[r])
+    }
+    assert {o for o in options if o >= 2} == expected
+    s = game.state
+    game.apply(land_option(Region.CARTHAG, REG))  # the Harkonnen's region
+    assert s.pool == 4 and s.count(SMG, Region.CARTHAG) == 1
+    game.apply(land_option(Region.MINOR_ERG, REG))  # an empty region
+    assert s.pool == 3 and s.count(SMG, Region.MINOR_ERG) == 1
+    game.apply(land_option(POLAR, REG))
+    assert s.pool == 1 and s.count(SMG, POLAR) == 1
+
+
+def test_smg_1_variant_needs_no_landing_consent_from_the_ally() -> None:
+    """SMG-1 [variant] with LAND-4: the Smugglers can land in their ally's region anyway, so
+    the ally's consent is not asked."""
+    game = (
+        Scenario(SIX, smugglers_land_anywhere=True)
+        .units(SMG, Region.ARRAKEEN, 1)
+        .units(HAR, Region.CARTHAG, 1)
+        .pool(3)
+        .active(SMG)
+        .ally(HAR)
+        .at(Phase.LAND_START)
+    )
+    assert land_option(Region.CARTHAG, REG) in expect(game, DecisionKind.LAND, SMG)
+    assert DecisionKind.LAND_CONSENT not in [row[1] for row in game.state.history[1:]]
+
+
+# --- configuration of the rev. 2 variants ------------------------------------------------------
+
+REV2_FLAGS = ("guild_income_per_lander", "strict_alliance_victory", "smugglers_land_anywhere")
+
+
+@pytest.mark.parametrize("name", ("desert_landing", *REV2_FLAGS))
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_variant_flags_must_be_booleans(name: str, bad: object) -> None:
+    """GLD-1 / END-2 / SMG-1 / CL-6 variants: a non-bool value is a ConfigError naming it."""
+    with pytest.raises(ConfigError, match=f"{name} must be True or False"):
+        GameConfig(**{name: bad})
+
+
+def test_rev2_variants_survive_a_snapshot_round_trip() -> None:
+    """GLD-1 / END-2 / SMG-1 / CL-6: the flags are part of the configuration in snapshots."""
+    config = GameConfig(
+        num_players=6,
+        desert_landing=False,
+        guild_income_per_lander=True,
+        strict_alliance_victory=True,
+        smugglers_land_anywhere=True,
+    )
+    game = Game(config, seed=3)
+    assert Game.from_json(game.to_json()).config == config

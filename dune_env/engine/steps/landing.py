@@ -93,10 +93,16 @@ def apply_gift(state: GameState, option: int) -> None:
 
 
 def _landable(state: GameState, region: int) -> bool:
-    """LAND-3 / CL-6: never into the storm, nor (by default) into a desert region."""
+    """LAND-3 / CL-6: never into the storm; into a desert region unless desert_landing=False."""
     if in_storm(state, region):
         return False
     return state.config.desert_landing or not MAP.desert[region]
+
+
+def _lands_anywhere(state: GameState, lander: int) -> bool:
+    """SMG-1 [variant] smugglers_land_anywhere: the Smugglers may land into any landable
+    region, whoever is there (LAND-2/4/5's presence conditions do not apply to them)."""
+    return lander == Faction.SMUGGLERS and state.config.smugglers_land_anywhere
 
 
 def _pieces_to_land(state: GameState, faction: int) -> bool:
@@ -106,7 +112,10 @@ def _pieces_to_land(state: GameState, faction: int) -> bool:
 
 
 def _ally_only_regions(state: GameState) -> list[int]:
+    """Regions the active player could land into only with the ally's consent (LAND-4)."""
     active, ally = state.active_faction, state.ally
+    if _lands_anywhere(state, active):
+        return []  # SMG-1 variant: no consent needed anywhere
     return [
         r
         for r in REGIONS
@@ -178,7 +187,7 @@ def legal_land(state: GameState) -> list[int]:
     for region in REGIONS:
         if not _landable(state, region):
             continue
-        if region != POLAR:
+        if region != POLAR and not _lands_anywhere(state, lander):
             if lander == active:
                 allowed = present(state, active, region) or (
                     state.land_consent and ally >= 0 and present(state, ally, region)
@@ -234,11 +243,15 @@ def apply_land(state: GameState, option: int) -> None:
 
 
 def _guild_income(state: GameState, lander: int, region: int) -> None:
-    """GLD-1: +1 Guild storage for each other player landing outside the Polar Cap."""
+    """GLD-1 (rev. 2): +1 Guild storage in a turn where another player lands outside the Polar
+    Cap, once per turn; with guild_income_per_lander, once for each such player.
+    `guild_paid[f]` records that f's landing paid the Guild this turn."""
     guild = Faction.GUILD
     if region == POLAR or lander == guild or not state.in_game(guild):
         return
     if state.guild_paid[lander]:
+        return
+    if not state.config.guild_income_per_lander and any(state.guild_paid):
         return
     state.guild_paid[lander] = True
     added = add_storage(state, guild, 1)

@@ -6,21 +6,23 @@ from ..constants import NO_ONE, NUM_TOKEN_TYPES
 from ..core import ask, decision, emit, goto, runner
 from ..decisions import DecisionKind
 from ..events import EventKind
-from ..queries import POLAR, factions_in, in_storm
+from ..queries import POLAR, controls, in_storm
 from ..state import GameState, Phase
 
 
 def can_reorganise(state: GameState) -> bool:
-    """PROP-1: the target (never the Polar Cap, never in the storm) is held by the active player
-    or the ally with no other faction present, and the common supply holds a token."""
+    """PROP-1 (rev. 2): the target (never the Polar Cap, never in the storm) is controlled
+    (DEF-6) by the active player or the ally, and the common supply holds a token.  Other
+    factions may be present unless strict_control says they break control (the ally never
+    does: the two are on one side here)."""
     target = state.target
     if target == NO_ONE or target == POLAR or in_storm(state, target):
         return False
-    present = factions_in(state, target)
-    side = (state.active_faction, state.ally)
-    if not present or any(f not in side for f in present):
-        return False
-    return sum(state.token_supply) > 0
+    active, ally = state.active_faction, state.ally
+    held = controls(state, active, target, ally) or (
+        ally != NO_ONE and controls(state, ally, target, active)
+    )
+    return held and sum(state.token_supply) > 0
 
 
 def legal_reorganise(state: GameState) -> list[int]:

@@ -1,0 +1,224 @@
+"""Build and name the options of every decision kind, without knowing how they are packed.
+
+    from dune_env.engine import options as opt
+
+    game.apply(opt.offer(Faction.CORRINO))                  # ALLY_OFFER, with the Corrino symbol
+    game.apply(opt.land(Region.ARRAKEEN))                   # LAND one regular unit
+    game.apply(opt.fortress_victim(Faction.CORRINO, UnitType.ELITE))
+    game.apply(opt.bid_leader(Faction.HARKONNEN))
+    opt.name(DecisionKind.LAND, game.pending.options[1])   # "land unit in Arrakeen"
+    opt.by_name(DecisionKind.LAND, "land unit in Arrakeen") # the option back from its name
+
+One builder per kind (or a constant for the fixed choices); the encoders are those of
+`dune_env.engine.decisions`, which the engine and the environment's action table use, so an
+option built here is exactly the one the engine expects.  Yes/no kinds take a bool.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from .constants import NUM_DICE, NUM_UNIT_TYPES, UnitType
+from .decisions import (
+    BID_DONE,
+    KANLY_NONE,
+    KANLY_TAKE,
+    LAND_SMUGGLERS_LEADER,
+    LAND_STOP,
+    OPTION_COUNTS,
+    RECRUIT_ELITE,
+    RECRUIT_LEADER,
+    RECRUIT_STOP,
+    RECRUIT_UNIT,
+    DecisionKind,
+    bid_leader_option,
+    describe_option,
+    kanly_kill_option,
+    land_option,
+    move_option,
+    offer_option,
+    unit_option,
+)
+
+REGULAR = int(UnitType.REGULAR)
+
+# --- fixed choices -----------------------------------------------------------------------------
+
+NO_OFFER = 0  # ALLY_OFFER: offer nobody
+NO_KANLY = KANLY_NONE  # KANLY: no effect
+TAKE_TOKEN = KANLY_TAKE  # KANLY: take the Snooper / Shield / Thumper
+STOP_RECRUITING = RECRUIT_STOP
+RECRUIT_A_UNIT = RECRUIT_UNIT
+RECRUIT_THE_LEADER = RECRUIT_LEADER
+RECRUIT_A_SARDAUKAR = RECRUIT_ELITE  # COR-1: two dice
+STOP_LANDING = LAND_STOP
+SMUGGLERS_LEADER_TO_CARD = LAND_SMUGGLERS_LEADER  # SMG-1 / CL-11
+STOP_MOVING = 0
+STOP_FACE_DANCERS = 0
+BID_COMPLETE = BID_DONE
+KEEP_PROPERTY = 0  # REORGANIZE: leave the region as it is
+
+
+def yes_no(answer: bool) -> int:
+    """PITER_DE_VRIES, ALLY_ANSWER, LAND_CONSENT, GHOLA, INFILTRATION, LEND_LEADER."""
+    return int(bool(answer))
+
+
+# --- set-up ------------------------------------------------------------------------------------
+
+
+def faction(faction_id: int) -> int:
+    """CHOOSE_FACTION, BG_PREDICTION, AXOLOTL_SYMBOL: a faction id (or die symbol)."""
+    return int(faction_id)
+
+
+def region(region_id: int) -> int:
+    """ATREIDES_START, HARKONNEN_START, HARVESTER_DISCARD, MOVE_TARGET, BATTLE_ORDER."""
+    return int(region_id)
+
+
+# --- step 1 ------------------------------------------------------------------------------------
+
+
+def fix_dice(dice: Iterable[int]) -> int:
+    """FIX_DICE: the dice (`Die` indices) to fix now, as the engine's bit mask."""
+    mask = 0
+    for die in dice:
+        if not 0 <= int(die) < NUM_DICE:
+            raise ValueError(f"die {die!r} is not a die index 0..{NUM_DICE - 1} (see Die)")
+        mask |= 1 << int(die)
+    if not mask:
+        raise ValueError("fix at least one die (ROLL-2)")
+    return mask
+
+
+# --- steps 2-3 ---------------------------------------------------------------------------------
+
+
+def offer(target: int, symbol: int | None = None) -> int:
+    """ALLY_OFFER to `target` with the die `symbol` (default: the target's own symbol; Tleilax
+    and Smugglers need the symbol actually offered, TLX-3 / SMG-3)."""
+    return offer_option(int(target), int(target if symbol is None else symbol))
+
+
+def dice_split(dice_given: int) -> int:
+    """DICE_SPLIT: shared dice given to the other party (TLX-2/3)."""
+    return int(dice_given)
+
+
+# --- steps 4-5 ---------------------------------------------------------------------------------
+
+
+def kanly_kill(region_id: int, victim: int, unit_type: int = REGULAR) -> int:
+    """KANLY: remove one unit of `victim` (a faction) in `region_id`."""
+    return kanly_kill_option(int(region_id), int(victim), int(unit_type))
+
+
+def spice(amount: int) -> int:
+    """SPICE_GIFT (COR-3) and ALLY_GRANT (LAND-5 / CL-7): an amount of spice."""
+    return int(amount)
+
+
+def land(region_id: int, unit_type: int = REGULAR) -> int:
+    """LAND one unit of `unit_type` into `region_id`."""
+    return land_option(int(region_id), int(unit_type))
+
+
+# --- step 6 ------------------------------------------------------------------------------------
+
+
+def move(from_region: int, unit_type: int = REGULAR) -> int:
+    """MOVE one unit of `unit_type` from `from_region` into the target."""
+    return move_option(int(from_region), int(unit_type))
+
+
+# --- step 7 ------------------------------------------------------------------------------------
+
+
+def fortress_victim(owner: int, unit_type: int = REGULAR) -> int:
+    """FORTRESS_VICTIM: the attacking unit (owner faction, unit type) removed (BATTLE-3)."""
+    return int(owner) * NUM_UNIT_TYPES + int(unit_type)
+
+
+def face_dancer(victim: int, unit_type: int = REGULAR) -> int:
+    """FACE_DANCER: replace one unit of `victim` (TLX-4)."""
+    return unit_option(int(victim), int(unit_type))
+
+
+def bid_unit(owner: int, unit_type: int = REGULAR) -> int:
+    """BID: commit one unit of `owner` (your own, your ally's or a side member's)."""
+    return unit_option(int(owner), int(unit_type))
+
+
+def bid_leader(owner: int) -> int:
+    """BID: commit one leader token of `owner`."""
+    return bid_leader_option(int(owner))
+
+
+# --- step 8 ------------------------------------------------------------------------------------
+
+
+def reorganize(token: int) -> int:
+    """REORGANIZE: place `token` (a Token) on the target (PROP-1)."""
+    return 1 + int(token)
+
+
+# --- names -------------------------------------------------------------------------------------
+
+
+def name(kind: int, option: int) -> str:
+    """The stable English name of an option (the environment's action names use it too)."""
+    return describe_option(kind, option)
+
+
+def names(kind: int, options: Iterable[int] | None = None) -> dict[int, str]:
+    """Option -> name for `options` (default: every option the kind can ever have)."""
+    chosen = range(OPTION_COUNTS[DecisionKind(kind)]) if options is None else options
+    return {int(o): describe_option(kind, int(o)) for o in chosen}
+
+
+def by_name(kind: int, text: str) -> int:
+    """The option of `kind` whose name is `text`; ValueError listing close names otherwise."""
+    for option, option_name in names(kind).items():
+        if option_name == text:
+            return option
+    close = difflib.get_close_matches(text, list(names(kind).values()), n=5, cutoff=0.5)
+    raise ValueError(
+        f"{DecisionKind(kind).name} has no option named {text!r}; similar names: {close}"
+    )
+
+
+__all__ = [
+    "BID_COMPLETE",
+    "KEEP_PROPERTY",
+    "NO_KANLY",
+    "NO_OFFER",
+    "RECRUIT_A_SARDAUKAR",
+    "RECRUIT_A_UNIT",
+    "RECRUIT_THE_LEADER",
+    "SMUGGLERS_LEADER_TO_CARD",
+    "STOP_FACE_DANCERS",
+    "STOP_LANDING",
+    "STOP_MOVING",
+    "STOP_RECRUITING",
+    "TAKE_TOKEN",
+    "bid_leader",
+    "bid_unit",
+    "by_name",
+    "dice_split",
+    "face_dancer",
+    "faction",
+    "fix_dice",
+    "fortress_victim",
+    "kanly_kill",
+    "land",
+    "move",
+    "name",
+    "names",
+    "offer",
+    "region",
+    "reorganize",
+    "spice",
+    "yes_no",
+]

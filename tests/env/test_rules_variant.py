@@ -1,0 +1,77 @@
+"""The `rules_variant` slice: every rule variant of the configuration is visible to agents
+(in observations and in the global state), the same for every observer, constant in a game."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from dune_env.engine import Game, GameConfig
+from dune_env.environment import OBS_LAYOUT
+from dune_env.environment.aec import raw_env
+from dune_env.environment.observer import (
+    LEGACY_OBS_SIZE,
+    OBS_SIZE,
+    RULES_VARIANT_ENTRIES,
+    STATE_LAYOUT,
+    rules_variant_values,
+)
+from dune_env.policies.observation import observation_and_mask
+
+from .helpers import VARIANTS_ON, random_action
+
+DEFAULT_VECTOR = [1, 0, 0, 1, 0, 0] + [0, 1, 0, 0, 0, 0]  # W on faces 1 and 4; desert landing
+
+
+def test_every_rule_changing_config_flag_has_an_entry() -> None:
+    """CL-1, CL-3, CL-6, TLX-4, GLD-1, END-2, SMG-1: one entry per variant (the west faces one
+    per die face); only rewards and engine conveniences are left out."""
+    assert len(RULES_VARIANT_ENTRIES) == OBS_LAYOUT["rules_variant"].size == 12
+    not_rules = {"num_players", "faction_mode", "factions", "win_reward", "loss_reward"}
+    not_rules |= {"skip_forced_decisions", "record_events"}
+    flags = set(GameConfig.known_keys()) - not_rules - {"region_die_west_faces", "face_dancers"}
+    assert flags <= set(RULES_VARIANT_ENTRIES)
+    assert rules_variant_values(GameConfig()) == DEFAULT_VECTOR
+
+
+@pytest.mark.parametrize("variants", [False, True])
+def test_rules_variant_slice_reflects_the_config_for_every_agent(variants: bool) -> None:
+    """Observations and the global state carry the configuration's variants, for every
+    observer and throughout the game."""
+    cfg: dict[str, object] = dict(VARIANTS_ON) if variants else {}
+    env = raw_env(num_players=6, **cfg)
+    env.reset(seed=5)
+    expected = rules_variant_values(env.unwrapped.game.config)
+    if variants:
+        # faces 2, 5 show W; strict control; no desert landing; face dancers by spice; the
+        # three rev. 2 variants on.
+        assert expected == [0, 1, 0, 0, 1, 0] + [1, 0, 1, 1, 1, 1]
+    else:
+        assert expected == DEFAULT_VECTOR
+    rng = random.Random(0)
+    for _ in range(40):
+        for agent in env.possible_agents:
+            obs = env.observe(agent)["observation"]
+            np.testing.assert_array_equal(OBS_LAYOUT.view(obs, "rules_variant"), expected)
+        np.testing.assert_array_equal(STATE_LAYOUT.view(env.state(), "rules_variant"), expected)
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            break
+        env.step(random_action(env.action_mask(agent), rng))
+
+
+def test_engine_policies_see_the_variants_too() -> None:
+    """ObservationPolicy builds the same slice from an engine game (the harness path)."""
+    game = Game(GameConfig(num_players=4, smugglers_land_anywhere=True), seed=1)
+    obs, _ = observation_and_mask(game, 0)
+    assert OBS_LAYOUT.raw(obs, "rules_variant")[11] == 1
+    assert OBS_LAYOUT.raw(obs, "rules_variant")[7] == 1  # desert_landing default
+
+
+def test_rules_variant_is_the_last_slice() -> None:
+    """A model trained before the slice existed sees a prefix of the observation."""
+    assert OBS_LAYOUT["rules_variant"].stop == OBS_SIZE
+    assert LEGACY_OBS_SIZE == OBS_SIZE - 12
+    assert STATE_LAYOUT["rules_variant"].stop == STATE_LAYOUT.size
