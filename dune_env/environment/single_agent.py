@@ -176,4 +176,3 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._over and self.aec.game is not None and self.aec.game.terminal:
             info["final_rewards"] = list(self.aec.game.rewards)
         return info
-

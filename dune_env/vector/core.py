@@ -455,8 +455,10 @@ def _private_copies(policies: list[Any]) -> list[Any]:
     copies: dict[int, Any] = {}
     table = []
     for policy in policies:
-        if policy is not None and type(policy) is not ObservationPolicy and is_engine_policy(
-            policy
+        if (
+            policy is not None
+            and type(policy) is not ObservationPolicy
+            and is_engine_policy(policy)
         ):
             if id(policy) not in copies:
                 copies[id(policy)] = copy.deepcopy(policy)

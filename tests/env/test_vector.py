@@ -161,7 +161,9 @@ def test_observation_policies_are_called_once_per_round_for_all_waiting_sub_envs
     assert max(batched.batches) > 1  # several sub-envs answered by one call
     assert sum(batched.batches) > len(batched.batches)
     # The per-row fallback (a plain callable) and ObservationPolicy give the same games.
-    plain = DuneVectorEnv(8, learner=0, opponents=[None, first_legal, first_legal, None], num_players=4)
+    plain = DuneVectorEnv(
+        8, learner=0, opponents=[None, first_legal, first_legal, None], num_players=4
+    )
     assert_same_record(record, play(plain, 9, 40))
     wrapped = ObservationPolicy(first_legal)
     adapted = DuneVectorEnv(8, learner=0, opponents=[None, wrapped, wrapped, None], num_players=4)
