@@ -52,6 +52,7 @@ class _SubEnv:
 
     __slots__ = (
         "index",
+        "label",
         "game",
         "state",
         "observer",
@@ -65,8 +66,9 @@ class _SubEnv:
         "illegal_action",
     )
 
-    def __init__(self, index: int, num_players: int, illegal_action: str) -> None:
+    def __init__(self, index: int, label: int, num_players: int, illegal_action: str) -> None:
         self.index = index
+        self.label = label  # its number in error messages
         self.game: Game | None = None
         self.state: Any = None
         self.observer = Observer(num_players)
@@ -88,6 +90,8 @@ class BatchedGames:
     the default, or "penalize", or a sequence with one of them per sub-env): under "raise" an
     illegal learner action raises `IllegalActionError` (nothing is changed); under "penalize"
     that sub-env's episode ends with `illegal_penalty` and `info["illegal_action"]`.
+    `first_index` numbers the sub-envs in error messages (a worker process of a multi-process
+    vector env holds sub-envs first_index, first_index + 1, ...).
 
     After `reset` / `step`, `obs` (N, OBS_SIZE) float32, `masks` (N, NUM_ACTIONS) bool,
     `rewards` (N,) float32, `terminated` (N,) bool and `learner_seats` (N,) hold the results;
@@ -102,6 +106,7 @@ class BatchedGames:
         opponent_sampler: Callable[[np.random.Generator], Any] | None = None,
         illegal_action: str | Sequence[str] = "raise",
         illegal_penalty: float = -1.0,
+        first_index: int = 0,
         **config: Any,
     ) -> None:
         if (
@@ -123,7 +128,8 @@ class BatchedGames:
         self.fixed_seat = parse_learner(learner, n, self.agent_name_mapping)
         self._opponents = parse_opponents(opponents, n, self.agent_name_mapping)
         self._sampler = opponent_sampler
-        self.subenvs = [_SubEnv(i, n, modes[i]) for i in range(n_envs)]
+        self.first_index = first_index
+        self.subenvs = [_SubEnv(i, first_index + i, n, modes[i]) for i in range(n_envs)]
         for sub in self.subenvs:
             sub.learner = self.fixed_seat
             sub.opponents = _private_copies(self._opponents)
@@ -183,7 +189,7 @@ class BatchedGames:
         sub.deals += 1
         if sub.deals > MAX_REDEALS:  # pragma: no cover - never seen
             raise RuntimeError(
-                f"sub-env {sub.index}: the game ended before the learner's first decision "
+                f"sub-env {sub.label}: the game ended before the learner's first decision "
                 f"{MAX_REDEALS} times"
             )
         sub.game = Game(self.config.game, draw_game_seed(sub.rng))
@@ -267,8 +273,8 @@ class BatchedGames:
         if out_of_range.size:
             i = int(out_of_range[0])
             raise InvalidActionError(
-                f"sub-env {i}: action {array[i]} is out of range; action ids are "
-                f"0..{NUM_ACTIONS - 1}"
+                f"sub-env {self.first_index + i}: action {array[i]} is out of range; action "
+                f"ids are 0..{NUM_ACTIONS - 1}"
             )
         chosen: list[int] = array.tolist()
         legal = self.masks[np.arange(n_envs), array]
@@ -286,7 +292,7 @@ class BatchedGames:
         shown = ", ".join(f"{a}={ACTIONS[a].name!r}" for a in legal[:12])
         more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
         return (
-            f"sub-env {sub.index}: action {action} ({ACTIONS[action].name!r}) is not legal for "
+            f"sub-env {sub.label}: action {action} ({ACTIONS[action].name!r}) is not legal for "
             f"its learner player_{sub.learner} at decision {kind.name}; legal actions: "
             f"[{shown}{more}]"
         )
@@ -340,7 +346,7 @@ class BatchedGames:
                 option = policy.act(sub.game, seat)
                 if option not in options or isinstance(option, (bool, np.bool_)):
                     raise ObservationPolicyError(
-                        f"sub-env {sub.index}: engine policy {getattr(policy, 'name', policy)!r}"
+                        f"sub-env {sub.label}: engine policy {getattr(policy, 'name', policy)!r}"
                         f" of player_{seat} returned option {option!r}, which is not legal for "
                         f"{DecisionKind(state.pending_kind).name}; legal options: {options}"
                     )
@@ -391,12 +397,12 @@ class BatchedGames:
                 action_id = int(action)
             except (TypeError, ValueError) as exc:
                 raise ObservationPolicyError(
-                    f"sub-env {sub.index}: {_policy_name(policy)} returned {action!r} for "
+                    f"sub-env {sub.label}: {_policy_name(policy)} returned {action!r} for "
                     f"player_{sub.state.pending_seat}, not an action id"
                 ) from exc
             if not 0 <= action_id < NUM_ACTIONS or not masks[r, action_id]:
                 raise ObservationPolicyError(
-                    f"sub-env {sub.index}: {_policy_name(policy)} returned action "
+                    f"sub-env {sub.label}: {_policy_name(policy)} returned action "
                     f"{action_id} for player_{sub.state.pending_seat}, which is not legal at "
                     f"{DecisionKind(sub.state.pending_kind).name}; legal ids: "
                     f"{np.flatnonzero(masks[r]).tolist()[:20]}"

@@ -404,3 +404,37 @@ def test_maskable_ppo_learns_on_the_vec_env_and_plays_back_batched(tmp_path: Any
     opponents = DuneVecEnv(3, learner=0, opponents=policy, num_players=3)
     opponents.reset()
     opponents.step(random_actions(np.random.default_rng(0), opponents.action_masks()))
+
+
+def test_subprocess_vec_env_matches_the_single_process_one() -> None:
+    """Sub-envs per process x processes: the same games as one DuneVecEnv of the same size;
+    bad input is refused before any worker steps, naming the global sub-env."""
+    pytest.importorskip("stable_baselines3")
+    from dune_env.vector import DuneVecEnv
+    from dune_env.vector.subproc import SubprocDuneVecEnv
+
+    multi = SubprocDuneVecEnv(2, 2, learner="rotate", num_players=3)
+    try:
+        single = DuneVecEnv(4, learner="rotate", num_players=3)
+        multi.seed(8)
+        single.seed(8)
+        np.testing.assert_array_equal(multi.reset(), single.reset())
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            masks = multi.action_masks()
+            np.testing.assert_array_equal(masks, single.action_masks())
+            actions = random_actions(rng, masks)
+            got, expected = multi.step(actions), single.step(actions)
+            for x, y in zip(got[:3], expected[:3], strict=True):
+                np.testing.assert_array_equal(x, y)
+            assert [sorted(i) for i in got[3]] == [sorted(i) for i in expected[3]]
+        assert multi.get_attr("learner_seat") == single.get_attr("learner_seat")
+        before = multi.action_masks()
+        actions = random_actions(rng, before)
+        actions[3] = int(np.flatnonzero(~before[3])[0])
+        with pytest.raises(IllegalActionError, match=f"sub-env 3: action {actions[3]} "):
+            multi.step(actions)
+        actions[3] = int(np.flatnonzero(before[3])[0])
+        np.testing.assert_array_equal(multi.step(actions)[0], single.step(actions)[0])
+    finally:
+        multi.close()
