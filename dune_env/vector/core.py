@@ -341,7 +341,7 @@ class BatchedGames:
             if policy is None:
                 options = legal_options(state)
                 option = options[int(sub.rng.integers(len(options)))]
-            elif type(policy) is not ObservationPolicy and is_engine_policy(policy):
+            elif not isinstance(policy, ObservationPolicy) and is_engine_policy(policy):
                 options = legal_options(state)
                 option = policy.act(sub.game, seat)
                 if option not in options or isinstance(option, (bool, np.bool_)):
@@ -377,7 +377,7 @@ class BatchedGames:
             base = r * NUM_ACTIONS + KIND_OFFSET[state.pending_kind]
             index += [base + o for o in legal_options(state)]
         flat[index] = 1
-        fn = policy.fn if type(policy) is ObservationPolicy else policy
+        fn = policy.fn if isinstance(policy, ObservationPolicy) else policy
         batch = getattr(fn, "act_batch", None)
         if batch is not None:
             answer = np.asarray(batch(obs, masks))
@@ -463,7 +463,7 @@ def _private_copies(policies: list[Any]) -> list[Any]:
     for policy in policies:
         if (
             policy is not None
-            and type(policy) is not ObservationPolicy
+            and not isinstance(policy, ObservationPolicy)
             and is_engine_policy(policy)
         ):
             if id(policy) not in copies:
