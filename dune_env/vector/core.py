@@ -144,6 +144,7 @@ class BatchedGames:
         self._flat_masks = self.masks.reshape(-1)
         self._finals: dict[int, tuple[np.ndarray, dict[str, Any]]] = {}
         self.agent_steps = 0  # decisions applied, every seat (for benchmarks)
+        self._started = False
 
     # --- episodes --------------------------------------------------------------------------
 
@@ -162,6 +163,7 @@ class BatchedGames:
             ):
                 raise ValueError(f"each seed must be an int >= 0 or None, not {seed!r}")
         self._finals = {}
+        self._started = True
         for sub, seed in zip(self.subenvs, seeds, strict=True):
             self._begin_episode(sub, seed)
         self._play_others(list(self.subenvs), autoreset=True)
@@ -227,6 +229,8 @@ class BatchedGames:
         once; without it, the finished sub-env stays over and is reset by the next step
         (its action there is ignored).  Returns {sub-env: (final observation, final info)}
         of the episodes that ended."""
+        if not self._started:
+            raise RuntimeError("call reset() before step(): the sub-envs have no games yet")
         chosen = self.check_actions(actions)
         self.rewards[:] = 0.0
         self.terminated[:] = False
@@ -248,8 +252,8 @@ class BatchedGames:
                 continue
             state = sub.state
             apply_legal(state, action - KIND_OFFSET[state.pending_kind])
+            self.agent_steps += 1
             active.append(sub)
-        self.agent_steps += len(active)
         self._play_others(active, autoreset)
         self._write_observations()
         return self._finals

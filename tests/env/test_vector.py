@@ -292,6 +292,8 @@ def test_bad_configuration() -> None:
     with pytest.raises(ValueError, match="unknown configuration key"):
         DuneVectorEnv(2, num_player=3)
     envs = DuneVectorEnv(2, num_players=3)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        envs.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="got 3 seeds for 2 sub-envs"):
         envs.reset(seed=[1, 2, 3])
     with pytest.raises(ValueError, match="takes no options"):
