@@ -201,6 +201,8 @@ def make_vector_env(cfg: PPOSelfPlayConfig, pool_dir: str) -> Any:
     from dune_env.vector import DuneVecEnv
     from dune_env.vector.subproc import SubprocDuneVecEnv
 
+    if cfg.envs_per_process < 1:
+        raise ValueError(f"envs_per_process must be >= 1, not {cfg.envs_per_process}")
     if cfg.shaping:
         raise ValueError("shaping needs one environment per process: set envs_per_process: 1")
     kwargs: dict[str, Any] = {
@@ -451,7 +453,7 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)
 
-    if cfg.envs_per_process > 1:
+    if cfg.envs_per_process != 1:
         venv = make_vector_env(cfg, str(run_dir / "pool"))
     else:
         fns = [make_env(cfg, str(run_dir / "pool"), rank) for rank in range(cfg.n_envs)]

@@ -61,6 +61,8 @@ def test_ppo_selfplay_on_a_vector_env(tmp_path: Path) -> None:
     shaped = PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "shaping": 0.1})
     with pytest.raises(ValueError, match="shaping needs one environment per process"):
         train(shaped)
+    with pytest.raises(ValueError, match="envs_per_process must be >= 1, not 0"):
+        train(PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "envs_per_process": 0}))
 
 
 def test_ppo_selfplay_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
