@@ -440,3 +440,74 @@ def test_subprocess_vec_env_matches_the_single_process_one() -> None:
         np.testing.assert_array_equal(multi.step(actions)[0], single.step(actions)[0])
     finally:
         multi.close()
+
+
+@pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
+def test_matches_gymnasium_sync_vector_env_of_single_agent_envs(mode: str) -> None:
+    """Gymnasium's own reference vectorisation of DuneSingleAgentEnv, in the same autoreset
+    mode, gives the same observations, masks, rewards, terminations and final observations."""
+    from gymnasium.vector import SyncVectorEnv
+
+    def make() -> DuneSingleAgentEnv:
+        return DuneSingleAgentEnv(learner="rotate", num_players=3)
+
+    reference = SyncVectorEnv([make] * 3, autoreset_mode=mode)
+    envs = DuneVectorEnv(3, autoreset_mode=mode, learner="rotate", num_players=3)
+    ref_obs, _ = reference.reset(seed=6)
+    obs, infos = envs.reset(seed=6)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        np.testing.assert_array_equal(obs, ref_obs)
+        np.testing.assert_array_equal(
+            infos["action_mask"], np.stack(reference.call("action_masks"))
+        )
+        actions = random_actions(rng, infos["action_mask"])
+        ref_obs, ref_rewards, ref_term, ref_trunc, ref_infos = reference.step(actions)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        np.testing.assert_array_equal(rewards, ref_rewards)
+        np.testing.assert_array_equal(terminated, ref_term)
+        np.testing.assert_array_equal(truncated, ref_trunc)
+        if mode == "SameStep" and terminated.any():
+            np.testing.assert_array_equal(infos["_final_obs"], ref_infos["_final_obs"])
+            for i in np.flatnonzero(terminated):
+                np.testing.assert_array_equal(infos["final_obs"][i], ref_infos["final_obs"][i])
+        ended += int(terminated.sum())
+    assert ended >= 3
+
+
+def test_matches_sb3_dummy_vec_env_of_single_agent_envs() -> None:
+    """SB3's own reference vectorisation (DummyVecEnv) of DuneSingleAgentEnv gives the same
+    observations, masks, rewards, dones and terminal observations."""
+    pytest.importorskip("stable_baselines3")
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from dune_env.vector import DuneVecEnv
+
+    def make() -> DuneSingleAgentEnv:
+        return DuneSingleAgentEnv(learner="rotate", num_players=4)
+
+    reference = DummyVecEnv([make] * 3)
+    venv = DuneVecEnv(3, learner="rotate", num_players=4)
+    reference.seed(12)
+    venv.seed(12)
+    np.testing.assert_array_equal(venv.reset(), reference.reset())
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        masks = get_action_masks(venv)
+        np.testing.assert_array_equal(masks, get_action_masks(reference))
+        actions = random_actions(rng, masks)
+        obs, rewards, dones, infos = venv.step(actions)
+        ref_obs, ref_rewards, ref_dones, ref_infos = reference.step(actions)
+        np.testing.assert_array_equal(obs, ref_obs)
+        np.testing.assert_array_equal(rewards, ref_rewards)
+        np.testing.assert_array_equal(dones, ref_dones)
+        for i in np.flatnonzero(dones):
+            np.testing.assert_array_equal(
+                infos[i]["terminal_observation"], ref_infos[i]["terminal_observation"]
+            )
+            assert infos[i]["final_rewards"] == ref_infos[i]["final_rewards"]
+            ended += 1
+    assert ended >= 3
