@@ -148,9 +148,23 @@ class BatchedGames:
 
     # --- episodes --------------------------------------------------------------------------
 
-    def reset(self, seeds: Sequence[int | None] | None = None) -> None:
-        """Start a new episode in every sub-env; `seeds[i]` seeds sub-env i as
+    def reset(
+        self, seeds: Sequence[int | None] | None = None, only: np.ndarray | None = None
+    ) -> None:
+        """Start a new episode in every sub-env (or in those where the bool array `only` is
+        True; the others keep their games); `seeds[i]` seeds sub-env i as
         `DuneSingleAgentEnv.reset(seed=seeds[i])` does (None: continue its generator)."""
+        chosen = self.subenvs
+        if only is not None:
+            mask = np.asarray(only)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(
+                    f"the sub-envs to reset must be a bool array of shape ({self.num_envs},), "
+                    f"not {only!r}"
+                )
+            if not self._started and not mask.all():
+                raise RuntimeError("the first reset() must reset every sub-env")
+            chosen = [sub for sub in self.subenvs if mask[sub.index]]
         if seeds is None:
             seeds = [None] * self.num_envs
         if len(seeds) != self.num_envs:
@@ -164,9 +178,9 @@ class BatchedGames:
                 raise ValueError(f"each seed must be an int >= 0 or None, not {seed!r}")
         self._finals = {}
         self._started = True
-        for sub, seed in zip(self.subenvs, seeds, strict=True):
-            self._begin_episode(sub, seed)
-        self._play_others(list(self.subenvs), autoreset=True)
+        for sub in chosen:
+            self._begin_episode(sub, seeds[sub.index])
+        self._play_others(list(chosen), autoreset=True)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self._write_observations()
@@ -223,14 +237,24 @@ class BatchedGames:
 
     # --- stepping --------------------------------------------------------------------------
 
-    def step(self, actions: Any, autoreset: bool = True) -> dict[int, tuple[np.ndarray, Any]]:
+    def step(
+        self, actions: Any, autoreset: bool = True, reset_finished: bool = True
+    ) -> dict[int, tuple[np.ndarray, Any]]:
         """Apply one learner action per sub-env and play the others until every sub-env
         waits on its learner again.  With `autoreset`, a finished episode starts again at
-        once; without it, the finished sub-env stays over and is reset by the next step
-        (its action there is ignored).  Returns {sub-env: (final observation, final info)}
-        of the episodes that ended."""
+        once; without it, the finished sub-env stays over, and the next step resets it
+        (its action there is ignored) if `reset_finished`, or raises if not (reset it with
+        `reset(only=...)`).  Returns {sub-env: (final observation, final info)} of the
+        episodes that ended."""
         if not self._started:
             raise RuntimeError("call reset() before step(): the sub-envs have no games yet")
+        if not reset_finished:
+            for sub in self.subenvs:
+                if sub.over:
+                    raise RuntimeError(
+                        f"sub-env {sub.label} has finished its episode: reset it before "
+                        "stepping it (autoreset is disabled)"
+                    )
         chosen = self.check_actions(actions)
         self.rewards[:] = 0.0
         self.terminated[:] = False

@@ -18,6 +18,9 @@
   `infos["final_obs"]` / `infos["final_info"]` (with `_final_obs` / `_final_info` masks).
   `"NextStep"`: a finished sub-env returns its last observation (all-false mask) and is reset
   by the next step, whose action for it is ignored (reward 0, not terminated).
+  `"Disabled"`: a finished sub-env keeps its last observation until
+  `reset(options={"reset_mask": mask})` resets it; stepping it before raises.
+  `reset_mask` works in every mode.
 - Episodes never truncate; `truncations` is always all False.
 """
 
@@ -35,12 +38,12 @@ from ..environment.action_table import NUM_ACTIONS
 from ..environment.observer import OBS_LAYOUT
 from .core import BatchedGames
 
-_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED)
 
 
 class DuneVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """N games of `dune_v0`, one learning seat each (see the module docstring).  Arguments:
-    `num_envs`, `autoreset_mode` ("SameStep" or "NextStep"), and as `BatchedGames`:
+    `num_envs`, `autoreset_mode` ("SameStep", "NextStep" or "Disabled"), and as `BatchedGames`:
     `learner`, `opponents`, `opponent_sampler`, `illegal_action`, `illegal_penalty` and the
     `dune_v0` configuration."""
 
@@ -87,10 +90,15 @@ class DuneVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarra
         seed: int | Sequence[int | None] | None = None,
         options: dict[str, Any] | None = None,
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset every sub-env.  `seed`: an int s seeds sub-env i with s + i (as Gymnasium's
-        vector environments do), a sequence gives one seed (or None) per sub-env."""
+        """Reset every sub-env, or those of `options={"reset_mask": bool array}`.  `seed`: an
+        int s seeds sub-env i with s + i (as Gymnasium's vector environments do), a sequence
+        gives one seed (or None) per sub-env."""
+        options = dict(options or {})
+        only = options.pop("reset_mask", None)
         if options:
-            raise ValueError(f"DuneVectorEnv.reset takes no options, got {options!r}")
+            raise ValueError(
+                f"DuneVectorEnv.reset takes no options but reset_mask, got {sorted(options)}"
+            )
         if seed is None:
             seeds: Sequence[int | None] = [None] * self.num_envs
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
@@ -100,7 +108,7 @@ class DuneVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarra
             seeds = seed
         else:
             raise TypeError(f"seed must be an int, a sequence of ints or None, not {seed!r}")
-        self.games.reset(seeds)
+        self.games.reset(seeds, only)
         return self.games.obs.copy(), self._infos()
 
     def step(
@@ -108,7 +116,8 @@ class DuneVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarra
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         games = self.games
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
-        finals = games.step(actions, autoreset=same_step)
+        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
+        finals = games.step(actions, autoreset=same_step, reset_finished=next_step)
         infos = self._infos()
         for i, (final_obs, final_info) in finals.items():
             if same_step:

@@ -287,8 +287,8 @@ def test_bad_configuration() -> None:
         DuneVectorEnv(2, illegal_action=["raise"], num_players=3)
     with pytest.raises(ValueError, match="learner=9 is not a seat"):
         DuneVectorEnv(2, learner=9, num_players=3)
-    with pytest.raises(ValueError, match="autoreset_mode='Disabled' is not supported"):
-        DuneVectorEnv(2, autoreset_mode="Disabled", num_players=3)
+    with pytest.raises(ValueError, match="autoreset_mode='Later' is not supported"):
+        DuneVectorEnv(2, autoreset_mode="Later", num_players=3)
     with pytest.raises(ValueError, match="unknown configuration key"):
         DuneVectorEnv(2, num_player=3)
     envs = DuneVectorEnv(2, num_players=3)
@@ -296,8 +296,13 @@ def test_bad_configuration() -> None:
         envs.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="got 3 seeds for 2 sub-envs"):
         envs.reset(seed=[1, 2, 3])
-    with pytest.raises(ValueError, match="takes no options"):
-        envs.reset(options={"reset_mask": [True, False]})
+    with pytest.raises(ValueError, match="takes no options but reset_mask, got"):
+        envs.reset(options={"mode": 1})
+    with pytest.raises(RuntimeError, match="the first reset"):
+        envs.reset(options={"reset_mask": np.array([True, False])})
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"bool array of shape \(2,\)"):
+        envs.reset(options={"reset_mask": np.array([1, 0])})
 
 
 def test_misbehaving_opponents_raise_naming_the_sub_env() -> None:
@@ -442,7 +447,7 @@ def test_subprocess_vec_env_matches_the_single_process_one() -> None:
         multi.close()
 
 
-@pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
+@pytest.mark.parametrize("mode", ["SameStep", "NextStep", "Disabled"])
 def test_matches_gymnasium_sync_vector_env_of_single_agent_envs(mode: str) -> None:
     """Gymnasium's own reference vectorisation of DuneSingleAgentEnv, in the same autoreset
     mode, gives the same observations, masks, rewards, terminations and final observations."""
@@ -473,6 +478,11 @@ def test_matches_gymnasium_sync_vector_env_of_single_agent_envs(mode: str) -> No
             for i in np.flatnonzero(terminated):
                 np.testing.assert_array_equal(infos["final_obs"][i], ref_infos["final_obs"][i])
         ended += int(terminated.sum())
+        if mode == "Disabled" and terminated.any():
+            with pytest.raises(RuntimeError, match=r"sub-env \d has finished its episode"):
+                envs.step(actions)
+            ref_obs, _ = reference.reset(options={"reset_mask": terminated.copy()})
+            obs, infos = envs.reset(options={"reset_mask": terminated.copy()})
     assert ended >= 3
 
 
