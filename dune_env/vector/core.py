@@ -116,7 +116,7 @@ class BatchedGames:
         ):
             raise ValueError(f"num_envs must be an int >= 1 (sub-envs), not {num_envs!r}")
         n_envs = int(num_envs)
-        modes = _illegal_modes(illegal_action, n_envs)
+        modes = per_env_illegal_modes(illegal_action, n_envs)
         self.config = EnvConfig.from_kwargs(illegal_penalty=illegal_penalty, **config)
         self.num_envs = n_envs
         n = self.config.game.num_players
@@ -467,7 +467,7 @@ class BatchedGames:
         return [draw(sub.state) if sub.state is not None else None for sub in self.subenvs]
 
 
-def _illegal_modes(illegal_action: str | Sequence[str], num_envs: int) -> list[str]:
+def per_env_illegal_modes(illegal_action: str | Sequence[str], num_envs: int) -> list[str]:
     modes = [illegal_action] * num_envs if isinstance(illegal_action, str) else illegal_action
     if not isinstance(modes, Sequence) or len(modes) != num_envs:
         raise ValueError(

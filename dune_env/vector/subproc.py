@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from .core import _illegal_modes
+from .core import per_env_illegal_modes
 from .sb3 import DuneVecEnv
 
 
@@ -88,7 +88,7 @@ class SubprocDuneVecEnv(VecEnv):
                 raise ValueError(f"{name} must be an int >= 1, not {value!r}")
         self.per_process = int(envs_per_process)
         total = int(num_processes) * self.per_process
-        self._modes = _illegal_modes(kwargs.pop("illegal_action", "raise"), total)
+        self._modes = per_env_illegal_modes(kwargs.pop("illegal_action", "raise"), total)
         # Validate the configuration here, before starting any process.
         probe = DuneVecEnv(1, **kwargs)
         self._render_mode = probe.render_mode
