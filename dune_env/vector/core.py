@@ -28,7 +28,7 @@ from gymnasium.utils import seeding
 
 from ..engine.constants import FACTION_NAMES
 from ..engine.decisions import DecisionKind
-from ..engine.game import Game, apply_legal, legal_options
+from ..engine.game import Game, IllegalOptionError, apply_legal, legal_options
 from ..engine.state import Phase
 from ..environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
 from ..environment.aec import IllegalActionError, InvalidActionError
@@ -373,7 +373,7 @@ class BatchedGames:
                 options = legal_options(state)
                 option = policy.act(sub.game, seat)
                 if option not in options or isinstance(option, (bool, np.bool_)):
-                    raise ObservationPolicyError(
+                    raise IllegalOptionError(
                         f"sub-env {sub.label}: engine policy {getattr(policy, 'name', policy)!r}"
                         f" of player_{seat} returned option {option!r}, which is not legal for "
                         f"{DecisionKind(state.pending_kind).name}; legal options: {options}"

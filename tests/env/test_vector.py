@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from dune_env import DuneSingleAgentEnv
+from dune_env.engine.game import IllegalOptionError
 from dune_env.environment import NUM_ACTIONS, OBS_LAYOUT, IllegalActionError, InvalidActionError
 from dune_env.policies.heuristics import AggressivePolicy
 from dune_env.policies.observation import ObservationPolicy, ObservationPolicyError
@@ -330,7 +331,7 @@ def test_misbehaving_opponents_raise_naming_the_sub_env() -> None:
         def act(self, game: Any, seat: int) -> int:
             return 10_000
 
-    with pytest.raises(ObservationPolicyError, match="sub-env 0: engine policy 'bad-engine'"):
+    with pytest.raises(IllegalOptionError, match="sub-env 0: engine policy 'bad-engine'"):
         DuneVectorEnv(1, learner=0, opponents=BadEngine(), num_players=3).reset(seed=0)
 
 
