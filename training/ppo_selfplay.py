@@ -9,7 +9,8 @@ Read top to bottom:
    learner (saved every `snapshot_interval` steps), a built-in heuristic, or the random policy,
    in the configured proportions.
 3. The environments: `DuneSingleAgentEnv` (one learning seat, rotating; rewards that arrive on
-   other players' turns are credited to the learner) in `n_envs` processes.
+   other players' turns are credited to the learner) in `n_envs` processes, or with
+   `envs_per_process` > 1 that many games per process as one batched vector env.
 4. Callbacks: snapshots into the pool, periodic evaluation with the benchmark harness (win rates
    against random and the heuristics, logged to TensorBoard), resumable checkpoints.
 5. The training loop itself, and the final model.
@@ -48,6 +49,9 @@ class PPOSelfPlayConfig:
     """Learner decisions to train for (opponents' decisions are not counted)."""
     n_envs: int = 2
     """Parallel environments, one process each (use the available cores)."""
+    envs_per_process: int = 1
+    """Games per process (> 1: a batched vector env, `dune_env.vector`, in each of the n_envs
+    processes, its frozen-snapshot opponents answered in batches; n_steps is then per game)."""
     n_steps: int = 1024
     """Learner steps per environment per rollout."""
     batch_size: int = 256
@@ -126,6 +130,13 @@ class FrozenPolicy:
         )
         return int(action)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One forward pass for all the games of a vector env waiting on this snapshot."""
+        actions, _ = _frozen(self.path).predict(
+            observations, action_masks=masks.astype(bool), deterministic=True
+        )
+        return np.asarray(actions).reshape(len(observations))
+
 
 class OpponentPool:
     """Draws every other seat's opponent at each episode start (called by the wrapper's reset
@@ -138,6 +149,7 @@ class OpponentPool:
         self.num_players = num_players
         self.p_self = p_self
         self.p_heuristic = p_heuristic
+        self._frozen_policies: dict[str, FrozenPolicy] = {}  # one per snapshot: batched calls
 
     def snapshots(self) -> list[str]:
         return sorted(str(p) for p in self.pool_dir.glob("snapshot_*.zip"))
@@ -150,7 +162,8 @@ class OpponentPool:
         for _ in range(self.num_players):
             u = rng.random()
             if snaps and u < self.p_self:
-                seats.append(FrozenPolicy(snaps[int(rng.integers(len(snaps)))]))
+                path = snaps[int(rng.integers(len(snaps)))]
+                seats.append(self._frozen_policies.setdefault(path, FrozenPolicy(path)))
             elif u < self.p_self + self.p_heuristic:
                 name = HEURISTICS[int(rng.integers(len(HEURISTICS)))]
                 seats.append(load_policy(name, seed=int(rng.integers(2**31))))
@@ -179,6 +192,29 @@ def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int) -> Any:
         return Monitor(env)  # episode returns for TensorBoard (rollout/ep_rew_mean)
 
     return thunk
+
+
+def make_vector_env(cfg: PPOSelfPlayConfig, pool_dir: str) -> Any:
+    """envs_per_process games in each of n_envs processes (dune_env.vector)."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from dune_env.vector import DuneVecEnv
+    from dune_env.vector.subproc import SubprocDuneVecEnv
+
+    if cfg.envs_per_process < 1:
+        raise ValueError(f"envs_per_process must be >= 1, not {cfg.envs_per_process}")
+    if cfg.shaping:
+        raise ValueError("shaping needs one environment per process: set envs_per_process: 1")
+    kwargs: dict[str, Any] = {
+        "learner": "rotate",
+        "num_players": cfg.num_players,
+        "opponent_sampler": OpponentPool(pool_dir, cfg.num_players, cfg.p_self, cfg.p_heuristic),
+    }
+    if cfg.n_envs > 1:
+        venv: Any = SubprocDuneVecEnv(cfg.n_envs, cfg.envs_per_process, **kwargs)
+    else:
+        venv = DuneVecEnv(cfg.envs_per_process, **kwargs)
+    return VecMonitor(venv)  # episode returns for TensorBoard (rollout/ep_rew_mean)
 
 
 class StrategicShaping(gymnasium.Wrapper):
@@ -417,8 +453,11 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)
 
-    fns = [make_env(cfg, str(run_dir / "pool"), rank) for rank in range(cfg.n_envs)]
-    venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
+    if cfg.envs_per_process != 1:
+        venv = make_vector_env(cfg, str(run_dir / "pool"))
+    else:
+        fns = [make_env(cfg, str(run_dir / "pool"), rank) for rank in range(cfg.n_envs)]
+        venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
     venv.seed(cfg.seed)
 
     latest = run_dir / "checkpoints" / "latest.zip"

@@ -653,10 +653,13 @@ class Observer:
 
     # --- observations and states -----------------------------------------------------------
 
-    def observe(self, state: GameState, key: object, observer: int) -> np.ndarray:
-        """A fresh egocentric observation vector for seat `observer`."""
+    def observe(
+        self, state: GameState, key: object, observer: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """A fresh egocentric observation vector for seat `observer` (written into `out`, a
+        float32 array of OBS_SIZE, if given: the batched environments fill their rows)."""
         self.public(state, key)
-        obs = self._buffer.take(self._perms[observer])
+        obs = self._buffer.take(self._perms[observer], out=out)
         s = state
         if s.phase in _BID_PHASES:
             side = -1

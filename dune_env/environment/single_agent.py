@@ -24,7 +24,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -33,9 +33,14 @@ import numpy as np
 from .action_table import KIND_OFFSET, NUM_ACTIONS
 from .aec import check_action, raw_env
 from .observer import OBS_LAYOUT
-
-Policy = Callable[[np.ndarray, np.ndarray], Any]
-_MAX_REDEALS = 100
+from .seating import (
+    MAX_REDEALS,
+    OpponentsSpec,
+    Policy,
+    draw_game_seed,
+    parse_learner,
+    parse_opponents,
+)
 
 
 class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -46,7 +51,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     def __init__(
         self,
         learner: int | str = 0,
-        opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None = None,
+        opponents: OpponentsSpec = None,
         illegal_penalty: float = -1.0,
         opponent_sampler: Callable[[np.random.Generator], Any] | None = None,
         **config: Any,
@@ -76,50 +81,10 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     # --- configuration -------------------------------------------------------------------------
 
     def _parse_learner(self, learner: int | str) -> int:
-        n = self.num_players
-        if learner == "rotate":
-            return 0
-        if isinstance(learner, str) and learner in self.aec.agent_name_mapping:
-            return self.aec.agent_name_mapping[learner]
-        if isinstance(learner, (int, np.integer)) and not isinstance(learner, bool):
-            if 0 <= learner < n:
-                return int(learner)
-        raise ValueError(
-            f"learner={learner!r} is not a seat: use 0..{n - 1}, an agent name "
-            f"player_0..player_{n - 1}, or 'rotate'"
-        )
+        return parse_learner(learner, self.num_players, self.aec.agent_name_mapping)
 
-    def _parse_opponents(
-        self, opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None
-    ) -> list[Policy | None]:
-        n = self.num_players
-        if opponents is None:
-            return [None] * n
-        if _is_policy(opponents):
-            return [opponents] * n  # type: ignore[list-item]
-        if isinstance(opponents, Mapping):
-            table: list[Policy | None] = [None] * n
-            for key, policy in opponents.items():
-                seat = self.aec.agent_name_mapping.get(key, key)
-                if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                    raise ValueError(
-                        f"opponents key {key!r} is not a seat 0..{n - 1} or an agent name"
-                    )
-                if not _is_policy(policy):
-                    raise TypeError(f"opponents[{key!r}] must be a policy, not {policy!r}")
-                table[seat] = policy
-            return table
-        if isinstance(opponents, Sequence):
-            if len(opponents) != n:
-                raise ValueError(f"opponents has {len(opponents)} entries; give one per seat ({n})")
-            for i, entry in enumerate(opponents):
-                if entry is not None and not _is_policy(entry):
-                    raise TypeError(f"opponents[{i}] must be a policy or None, not {entry!r}")
-            return list(opponents)
-        raise TypeError(
-            "opponents must be a callable (observation, action_mask) -> action, a sequence of "
-            f"them by seat, or a dict {{seat: callable}}; got {type(opponents).__name__}"
-        )
+    def _parse_opponents(self, opponents: OpponentsSpec) -> list[Policy | None]:
+        return parse_opponents(opponents, self.num_players, self.aec.agent_name_mapping)
 
     # --- Gymnasium API ---------------------------------------------------------------------------
 
@@ -137,8 +102,8 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         # The game seed comes from the wrapper's generator, itself seeded by `seed`.  Rewards
         # only come at the end of a game; a game that ends before the learner's first decision
         # (never seen in practice) is dealt again.
-        for _ in range(_MAX_REDEALS):
-            self.aec.reset(seed=int(self.np_random.integers(2**63 - 1)))
+        for _ in range(MAX_REDEALS):
+            self.aec.reset(seed=draw_game_seed(self.np_random))
             self._over = False
             self._play_opponents()
             if not self._over:
@@ -211,8 +176,3 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._over and self.aec.game is not None and self.aec.game.terminal:
             info["final_rewards"] = list(self.aec.game.rewards)
         return info
-
-
-def _is_policy(obj: Any) -> bool:
-    """An observation callable or an engine policy (with `act(game, seat)`)."""
-    return callable(obj) or callable(getattr(obj, "act", None))

@@ -3,6 +3,12 @@
 `ObservationPolicy(fn)` lets any PettingZoo-style policy (a trained network, a user callable)
 play through the engine-level harness: it builds the seat's `dune_v0` observation and mask
 exactly as the environment does, calls `fn`, and turns the action id back into an option.
+
+Batched interface (optional): an observation policy may also have
+`act_batch(observations, masks) -> actions`, taking (B, OBS_SIZE) float32 observations and
+(B, NUM_ACTIONS) int8 masks and returning B action ids; the vector environments
+(`dune_env.vector`) call it once for all the games waiting on that policy.  `act_batch` below
+falls back to one call per row for callables without it.
 """
 
 from __future__ import annotations
@@ -46,6 +52,13 @@ class ObservationPolicy:
         self.fn = fn
         self.name = name
         self._observers: dict[int, Any] = {}
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action id per row: `fn.act_batch` if `fn` has it, else `fn` row by row."""
+        batch = getattr(self.fn, "act_batch", None)
+        if batch is not None:
+            return np.asarray(batch(observations, masks))
+        return np.array([self.fn(o, m) for o, m in zip(observations, masks, strict=True)])
 
     def act(self, game: Game, seat: int) -> int:
         from ..environment.action_table import KIND_OFFSET

@@ -55,13 +55,31 @@ def load_sb3_policy(path: str, deterministic: bool = True) -> ObservationPolicy:
     file = Path(path).resolve()
     stat = file.stat() if file.is_file() else None
     model = _load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
-    # The rule-variant slice is last, so a legacy model's observation is a prefix.
-    width = int(model.observation_space.shape[0])
+    return ObservationPolicy(_ModelActor(model, deterministic), name=Path(path).stem)
 
-    def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action, _ = model.predict(
-            observation[:width], action_masks=action_mask.astype(bool), deterministic=deterministic
+
+class _ModelActor:
+    """A MaskablePPO model as an observation policy, with a batched `act_batch` (one forward
+    pass for many games, as the vector environments ask)."""
+
+    def __init__(self, model: Any, deterministic: bool) -> None:
+        self.model = model
+        self.deterministic = deterministic
+        # The rule-variant slice is last, so a legacy model's observation is a prefix.
+        self.width = int(model.observation_space.shape[0])
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action, _ = self.model.predict(
+            observation[: self.width],
+            action_masks=action_mask.astype(bool),
+            deterministic=self.deterministic,
         )
         return int(action)
 
-    return ObservationPolicy(act, name=Path(path).stem)
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, _ = self.model.predict(
+            observations[:, : self.width],
+            action_masks=masks.astype(bool),
+            deterministic=self.deterministic,
+        )
+        return np.asarray(actions).reshape(len(observations))

@@ -50,6 +50,21 @@ def test_ppo_selfplay_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Pat
     play_full_games(str(final))
 
 
+def test_ppo_selfplay_on_a_vector_env(tmp_path: Path) -> None:
+    """envs_per_process > 1: the games of a process are one batched vector env (its
+    frozen-snapshot opponents answered in batches); training still writes a legal model."""
+    tiny = {**TINY, "n_steps": 64, "envs_per_process": 4, "p_self": 0.7}
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="vector", **tiny)
+    final = train(cfg)
+    assert list((tmp_path / "vector_seed0" / "pool").glob("snapshot_*.zip"))
+    play_full_games(str(final), games=1)
+    shaped = PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "shaping": 0.1})
+    with pytest.raises(ValueError, match="shaping needs one environment per process"):
+        train(shaped)
+    with pytest.raises(ValueError, match="envs_per_process must be >= 1, not 0"):
+        train(PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "envs_per_process": 0}))
+
+
 def test_ppo_selfplay_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="resume", **TINY)
     train(cfg)

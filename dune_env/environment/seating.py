@@ -1,0 +1,83 @@
+"""Who learns and who plays the other seats: the learner-seat semantics shared by
+`DuneSingleAgentEnv` (one game) and `dune_env.vector` (many games in one process).
+
+- `parse_learner`: a fixed seat (0..n-1 or an agent name `player_i`) or "rotate".
+- `parse_opponents`: one policy for all seats, a sequence by seat, or a dict {seat or agent
+  name: policy}; None entries play uniformly at random with the environment's seeded generator.
+- `draw_game_seed`: the seed of each new game, drawn from the environment's generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+Policy = Callable[[np.ndarray, np.ndarray], Any]
+OpponentsSpec = Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None
+MAX_REDEALS = 100  # deals tried before giving up on a game that ends before the learner acts
+_MAX_GAME_SEED = 2**63 - 1
+
+
+def is_policy(obj: Any) -> bool:
+    """An observation callable or an engine policy (with `act(game, seat)`)."""
+    return callable(obj) or callable(getattr(obj, "act", None))
+
+
+def is_engine_policy(obj: Any) -> bool:
+    """An engine policy (`act(game, seat) -> option`) rather than an observation callable."""
+    return callable(getattr(obj, "act", None))
+
+
+def parse_learner(learner: int | str, num_players: int, name_mapping: Mapping[str, int]) -> int:
+    """The fixed learning seat of `learner` (0 for "rotate", whose seat moves per episode)."""
+    n = num_players
+    if learner == "rotate":
+        return 0
+    if isinstance(learner, str) and learner in name_mapping:
+        return name_mapping[learner]
+    if isinstance(learner, (int, np.integer)) and not isinstance(learner, bool):
+        if 0 <= learner < n:
+            return int(learner)
+    raise ValueError(
+        f"learner={learner!r} is not a seat: use 0..{n - 1}, an agent name "
+        f"player_0..player_{n - 1}, or 'rotate'"
+    )
+
+
+def parse_opponents(
+    opponents: OpponentsSpec, num_players: int, name_mapping: Mapping[str, int]
+) -> list[Policy | None]:
+    """The policy of every seat (None: uniformly random) from any accepted form."""
+    n = num_players
+    if opponents is None:
+        return [None] * n
+    if is_policy(opponents):
+        return [opponents] * n  # type: ignore[list-item]
+    if isinstance(opponents, Mapping):
+        table: list[Policy | None] = [None] * n
+        for key, policy in opponents.items():
+            seat = name_mapping.get(key, key)
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+                raise ValueError(f"opponents key {key!r} is not a seat 0..{n - 1} or an agent name")
+            if not is_policy(policy):
+                raise TypeError(f"opponents[{key!r}] must be a policy, not {policy!r}")
+            table[seat] = policy
+        return table
+    if isinstance(opponents, Sequence):
+        if len(opponents) != n:
+            raise ValueError(f"opponents has {len(opponents)} entries; give one per seat ({n})")
+        for i, entry in enumerate(opponents):
+            if entry is not None and not is_policy(entry):
+                raise TypeError(f"opponents[{i}] must be a policy or None, not {entry!r}")
+        return list(opponents)
+    raise TypeError(
+        "opponents must be a callable (observation, action_mask) -> action, a sequence of "
+        f"them by seat, or a dict {{seat: callable}}; got {type(opponents).__name__}"
+    )
+
+
+def draw_game_seed(rng: np.random.Generator) -> int:
+    """The seed of the next game, from the environment's seeded generator."""
+    return int(rng.integers(_MAX_GAME_SEED))
