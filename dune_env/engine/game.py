@@ -15,7 +15,7 @@ import json
 from typing import Any, NamedTuple
 
 from . import steps  # noqa: F401  (registers every runner and decision handler)
-from .config import GameConfig
+from .config import GameConfig, check_seed
 from .constants import NO_ONE
 from .core import APPLY, LEGAL, RUNNERS, clear_pending
 from .decisions import DecisionKind, describe_option
@@ -65,7 +65,9 @@ def advance(state: GameState) -> None:
 
 def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> None:
     kind = state.pending_kind
-    state.history.append([state.pending_seat, kind, option, int(forced)])
+    history = state.history
+    history[-1] = tuple(history[-1])  # a finished row is frozen: clones share it safely
+    history.append([state.pending_seat, kind, option, int(forced)])
     state.decision_count += 1
     clear_pending(state)
     APPLY[kind](state, option)
@@ -99,7 +101,7 @@ def apply_legal(state: GameState, option: int) -> None:
 
 
 def new_state(config: GameConfig, seed: int) -> GameState:
-    state = GameState(config, seed)
+    state = GameState(config, check_seed(seed))
     state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])  # chance before the first decision
     begin_setup(state)
     advance(state)

@@ -20,7 +20,15 @@ from .constants import (
 )
 from .decisions import NUM_DECISION_KINDS
 from .rng import DiceRng
-from .state import LIST_FIELDS, NESTED_FIELDS, SCALAR_FIELDS, SNAPSHOT_VERSION, GameState, Phase
+from .state import (
+    LIST_FIELDS,
+    NESTED_FIELDS,
+    SCALAR_FIELDS,
+    SNAPSHOT_VERSION,
+    GameState,
+    Phase,
+    frozen_history,
+)
 
 
 class SnapshotError(ValueError):
@@ -205,7 +213,7 @@ def validate_snapshot(data: Any) -> GameState:
         isinstance(row, list) and all(isinstance(x, int) for x in row) for row in history
     ):
         raise SnapshotError("snapshot field 'history' must be a list of int lists")
-    state.history = [list(row) for row in history]
+    state.history = frozen_history(history)
     events = data["events"]
     if not isinstance(events, list) or not all(
         isinstance(e, list) and e and all(isinstance(x, int) for x in e) for e in events

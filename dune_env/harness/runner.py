@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game, GameConfig
+from ..engine.config import SEED_LIMIT
 from ..engine.constants import FACTION_NAMES, available_factions
 from ..engine.events import EventKind
 from ..engine.game import IllegalOptionError
@@ -99,7 +100,9 @@ def schedule(
         faction_set = [avail[(block + i) % m] for i in range(n)]
         seats = tuple(base[(s + g) % n] for s in range(n))
         factions = tuple(faction_set[(s + g // n) % n] for s in range(n))
-        specs.append(GameSpec(g, seed * 1_000_003 + g, n, seats, factions, items))
+        # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
+        game_seed = (seed * 1_000_003 + g) % SEED_LIMIT
+        specs.append(GameSpec(g, game_seed, n, seats, factions, items))
     return specs
 
 
