@@ -29,7 +29,7 @@ def check_seed(seed: object, what: str = "seed") -> int:
     try:
         if isinstance(seed, bool):
             raise TypeError
-        value = operator.index(seed)  # type: ignore[call-overload]
+        value = operator.index(seed)  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(f"{what} must be an int in 0..2**64-1, not {seed!r}") from None
     if not 0 <= value < SEED_LIMIT:

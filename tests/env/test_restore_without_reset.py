@@ -30,7 +30,7 @@ def test_docs_example_restores_a_scenario_without_reset() -> None:
     )
     env = dune_v0.env(num_players=3)
     env.restore(scenario.at(Phase.KANLY).snapshot())
-    for agent in env.agent_iter(max_iter=10_000):
+    for _agent in env.agent_iter(max_iter=10_000):
         observation, _, termination, truncation, _ = env.last()
         env.step(
             None if termination or truncation else int(observation["action_mask"].nonzero()[0][0])
