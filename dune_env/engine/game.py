@@ -181,11 +181,11 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str) -> Game:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"snapshot is not valid JSON: {exc}") from exc
-        return cls.restore(data)
+        """Restore from snapshot JSON text: malformed text, duplicate keys or nesting too deep
+        for a snapshot are a SnapshotError like any impossible field."""
+        from .validate import parse_snapshot_json
+
+        return cls.restore(parse_snapshot_json(text))
 
     @classmethod
     def replay(cls, config: GameConfig, seed: int, options: list[int]) -> Game:
