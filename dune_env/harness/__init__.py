@@ -9,6 +9,7 @@ Also a console command: `dune-bench --policies aggressive random --players 4 --g
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,9 +123,14 @@ def run_benchmark(
             rows = read_results(results_path, num_players)
             done = {r.game for r in rows}
             specs = [s for s in specs if s.index not in done]
-            # Keep only complete games' rows (a crash may have cut the last one short).
-            sink = CsvSink(results_path)
-            sink.write(rows)
+            # Keep only complete games' rows (a crash may have cut the last one short): write
+            # them to a new file that replaces the old one whole, then append to it.
+            partial = directory / (RESULTS_FILE + ".partial")
+            rewrite = CsvSink(partial)
+            rewrite.write(rows)
+            rewrite.close()
+            os.replace(partial, results_path)
+            sink = CsvSink(results_path, append=True)
         else:
             sink = CsvSink(results_path)
     failures: list[GameFailure] = []

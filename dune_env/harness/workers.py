@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
@@ -33,6 +34,11 @@ Item = tuple[GameSpec, list[SeatResult] | GameFailure]
 
 def _worker_main(conn: Connection, status: Any, max_decisions: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        # A forked child must not enter the thread pool the parent's torch created (it hangs);
+        # one thread per worker is also the fastest use of the cores.
+        torch.set_num_threads(1)
     while True:
         try:
             spec = conn.recv()

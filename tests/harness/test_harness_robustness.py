@@ -336,3 +336,20 @@ def test_observation_policy_accepts_numpy_integers() -> None:
     game = Game(GameConfig(num_players=3), seed=0)
     policy = ObservationPolicy(lambda obs, mask: np.int64(np.flatnonzero(mask)[0]), name="np")
     assert policy.act(game, game.pending.seat) in game.legal_options()
+
+
+@pytest.mark.parametrize("name", ["random", "aggressive", "economic"])
+def test_project_policies_never_edit_the_game(name: str) -> None:
+    """The harness hands the project's own policies the live game (no clone): they must only
+    read it."""
+    from dune_env.policies.registry import load_policy
+
+    policy = load_policy(name, seed=1)
+    for seed in range(3):
+        game = Game(GameConfig(num_players=5), seed=seed)
+        while not game.terminal:
+            before = game.to_json()
+            seat = game.pending.seat
+            option = policy.act(game, seat)
+            assert game.to_json() == before
+            game.apply(option)
