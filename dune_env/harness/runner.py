@@ -141,8 +141,9 @@ def play_game(
 ) -> list[SeatResult]:
     """Play one scheduled game.  Raises PolicyActionError if a policy plays an illegal option,
     raises or runs past `max_decisions`.  Every policy other than the project's own decides on
-    a clone of the game, so a policy that edits the game it is given changes nothing.  `status` (if given) is kept at
-    [deciding seat, decision number, time.monotonic() when it was asked] for a watchdog."""
+    a clone of the game, so a policy that edits the game it is given changes nothing.
+    `status` (if given) is kept at [deciding seat, decision number, time.monotonic() when it
+    was asked] for a watchdog."""
     config = GameConfig(
         num_players=spec.num_players,
         faction_mode="assigned",
