@@ -37,6 +37,14 @@ def test_game_refuses_seeds_outside_64_bits(seed: int) -> None:
         Game(GameConfig(num_players=3), seed=seed)
 
 
+@pytest.mark.parametrize("seed", [-1, 2**64])
+def test_scenario_refuses_seeds_outside_64_bits(seed: int) -> None:
+    from dune_env.engine import Faction, Scenario
+
+    with pytest.raises(ValueError, match="seed"):
+        Scenario([Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN], seed=seed)
+
+
 def test_game_accepts_the_largest_seed() -> None:
     assert not Game(GameConfig(num_players=3), seed=2**64 - 1).terminal
 

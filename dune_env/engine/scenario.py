@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import GameConfig
+from .config import GameConfig, check_seed
 from .constants import (
     CARD,
     FACTION_DIE_SYMBOLS,
@@ -49,7 +49,7 @@ class Scenario:
             factions=tuple(int(f) for f in factions),
             **config,
         )
-        self.state = state = GameState(cfg, seed)
+        self.state = state = GameState(cfg, check_seed(seed))
         state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])
         for seat, faction in enumerate(cfg.factions or ()):
             state.seat_faction[seat] = faction
