@@ -78,8 +78,9 @@ def _redraw_prediction(state: GameState, seat: int, rng: Rng) -> None:
     history = state.history
     for i, row in enumerate(history):
         if row[1] == DecisionKind.BG_PREDICTION:
-            history[i] = (*row[:2], prediction, *row[3:])  # clone() shares the older rows
-    state.history = frozen_history(history)
+            # A new row (clone() shares the older ones); only the last row stays a list.
+            new_row = [*row[:2], prediction, *row[3:]]
+            history[i] = new_row if i == len(history) - 1 else tuple(new_row)
 
 
 def _redraw_bids(state: GameState, seat: int, rng: Rng) -> None:
