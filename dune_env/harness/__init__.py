@@ -83,6 +83,7 @@ def run_benchmark(
     move_timeout: float | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     resume: bool = False,
+    overwrite: bool = True,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
@@ -90,8 +91,9 @@ def run_benchmark(
     Every game runs in a worker process: a policy that thinks longer than `move_timeout`
     seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits
     or kills its process loses that game (listed in `failures` and summary.json) and the run
-    goes on.  A non-empty `out_dir` is refused unless `resume`, which plays only the games not
-    yet in its results.csv.  On KeyboardInterrupt the finished games' summary is written
+    goes on.  `resume` continues the run in `out_dir`, playing only the games not yet in its
+    results.csv; otherwise an earlier run's files there are replaced, or, with
+    `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On KeyboardInterrupt the finished games' summary is written
     (marked incomplete) before the interrupt is re-raised."""
     from ..policies.registry import load_policy
     from .outputs import RESULTS_FILE, prepare_out_dir, progress_bar, read_results, write_output
@@ -117,7 +119,7 @@ def run_benchmark(
             "config": config or {},
             "max_decisions": max_decisions,
         }
-        prepare_out_dir(directory, run, resume)
+        prepare_out_dir(directory, run, resume, overwrite)
         results_path = directory / RESULTS_FILE
         if resume:
             rows = read_results(results_path, num_players)

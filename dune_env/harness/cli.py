@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             move_timeout=args.move_timeout,
             max_decisions=args.max_decisions,
             resume=args.resume,
+            overwrite=False,
         )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)

@@ -44,13 +44,34 @@ def write_output(path: Path, text: str | bytes) -> None:
         handle.write(text)
 
 
-def prepare_out_dir(out_dir: Path, run: dict[str, Any], resume: bool) -> None:
-    """Create `out_dir`, or check that it may be used: without `resume` it must be empty (a
-    finished run is never overwritten); with `resume` it must hold a run with the same
-    parameters."""
+# Every file a run writes (plus the partial rewrite of --resume).
+OUTPUT_FILES = (
+    RUN_FILE,
+    RESULTS_FILE,
+    RESULTS_FILE + ".partial",
+    "summary.json",
+    "report.md",
+    "failures.txt",
+    "win_rate.png",
+    "win_rate_by_faction.png",
+)
+
+
+def prepare_out_dir(
+    out_dir: Path, run: dict[str, Any], resume: bool, overwrite: bool = False
+) -> None:
+    """Create `out_dir`, or check that it may be used.  A non-empty folder is refused (a
+    finished run is never overwritten by accident) unless `resume` (it must then hold a run
+    with the same parameters) or `overwrite` (the earlier run's files are removed first;
+    links are removed, never followed)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError(f"--out {out_dir} is an existing file, not a folder")
-    if out_dir.is_dir() and any(out_dir.iterdir()):
+    if out_dir.is_dir() and any(out_dir.iterdir()) and overwrite and not resume:
+        for name in OUTPUT_FILES:
+            path = out_dir / name
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+    elif out_dir.is_dir() and any(out_dir.iterdir()):
         if not resume:
             raise OutputError(
                 f"output folder {out_dir} is not empty; pass --resume to continue that run, "

@@ -183,7 +183,9 @@ def test_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
     rows.sort(key=lambda line: int(line.split(",")[0]))
     (out / "results.csv").write_text("\n".join([header, *rows[:7]]) + "\n")
     with pytest.raises(OutputError, match="not empty; pass --resume"):
-        run_benchmark(["random", "economic"], num_players=3, games=5, seed=4, out_dir=out)
+        run_benchmark(
+            ["random", "economic"], num_players=3, games=5, seed=4, out_dir=out, overwrite=False
+        )
     with pytest.raises(OutputError, match="different games"):
         run_benchmark(
             ["random", "economic"], num_players=3, games=6, seed=4, out_dir=out, resume=True
@@ -353,3 +355,22 @@ def test_project_policies_never_edit_the_game(name: str) -> None:
             option = policy.act(game, seat)
             assert game.to_json() == before
             game.apply(option)
+
+
+def test_api_overwrite_replaces_the_earlier_runs_files_without_following_links(
+    tmp_path: Path,
+) -> None:
+    """run_benchmark(overwrite=True), the API default: no stale failures.txt survives, and a
+    planted link is removed, not written through."""
+    out = tmp_path / "run"
+    run_benchmark(["random", f"{BAD}:Exit"], num_players=3, games=2, seed=0, out_dir=out)
+    assert (out / "failures.txt").exists()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (out / "summary.json").unlink()
+    (out / "summary.json").symlink_to(victim)
+    run_benchmark(["random"], num_players=3, games=2, seed=0, out_dir=out, plots=False)
+    assert not (out / "failures.txt").exists()
+    assert not (out / "summary.json").is_symlink()
+    assert json.loads((out / "summary.json").read_text())["games"] == 2
+    assert victim.read_text() == "precious"
