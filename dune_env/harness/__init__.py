@@ -93,8 +93,9 @@ def run_benchmark(
     or kills its process loses that game (listed in `failures` and summary.json) and the run
     goes on.  `resume` continues the run in `out_dir`, playing only the games not yet in its
     results.csv; otherwise an earlier run's files there are replaced, or, with
-    `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On KeyboardInterrupt the finished games' summary is written
-    (marked incomplete) before the interrupt is re-raised."""
+    `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On
+    KeyboardInterrupt the finished games' summary is written (marked incomplete) before the
+    interrupt is re-raised."""
     from ..policies.registry import load_policy
     from .outputs import RESULTS_FILE, prepare_out_dir, progress_bar, read_results, write_output
     from .workers import DEFAULT_MOVE_TIMEOUT
