@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from ..policies.registry import PolicyLoadError, policy_names
@@ -85,6 +86,10 @@ def _parse_options(items: list[str]) -> dict[str, object]:
     return options
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     from ..engine import ConfigError
     from . import run_benchmark
@@ -100,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     out = args.out if args.out is not None else str(default_out_dir())
+    # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         result = run_benchmark(
             args.policies,
@@ -126,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(result.leaderboard)
     meta = result.summary["meta"]
     print(

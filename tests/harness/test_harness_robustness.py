@@ -127,7 +127,8 @@ def test_policy_editing_its_game_changes_nothing() -> None:
     assert _outcomes(edited.rows) == _outcomes(clean.rows)
 
 
-def test_ctrl_c_stops_promptly_and_writes_the_summary(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_ctrl_c_stops_promptly_and_writes_the_summary(tmp_path: Path, stop: str) -> None:
     out = tmp_path / "run"
     process = subprocess.Popen(
         [
@@ -160,7 +161,10 @@ def test_ctrl_c_stops_promptly_and_writes_the_summary(tmp_path: Path) -> None:
             and len(_csv_games(out / "results.csv") if (out / "results.csv").exists() else {}) < 3
         ):
             time.sleep(0.2)
-        os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        if stop == "ctrl-c":
+            os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        else:
+            os.kill(process.pid, signal.SIGTERM)  # a job scheduler, `timeout`
         _, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
