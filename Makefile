@@ -19,6 +19,7 @@ setup: $(STAMP)
 
 # The main job: a short, seeded benchmark of the built-in baselines (4 players, 2000 games, under a minute on 2 cores).
 run: setup
+	rm -rf runs/benchmark  # the main job's own folder: dune-bench refuses to overwrite a run
 	$(VENV)/bin/dune-bench --policies ppo-4p aggressive economic random --players 4 \
 		--games 2000 --seed 0 --out runs/benchmark
 

@@ -6,6 +6,8 @@ what is allowed.
 
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -17,6 +19,22 @@ FACE_DANCER_MODES = ("dice", "spice")
 
 class ConfigError(ValueError):
     """An invalid game configuration."""
+
+
+SEED_LIMIT = 1 << 64  # game seeds are 64-bit: 0 <= seed < 2**64
+
+
+def check_seed(seed: object, what: str = "seed") -> int:
+    """`seed` as an int in [0, 2**64), or a clear error (larger seeds would wrap silently)."""
+    try:
+        if isinstance(seed, bool):
+            raise TypeError
+        value = operator.index(seed)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{what} must be an int in 0..2**64-1, not {seed!r}") from None
+    if not 0 <= value < SEED_LIMIT:
+        raise ValueError(f"{what}={value} is outside 0..2**64-1")
+    return value
 
 
 @dataclass(frozen=True)
@@ -125,6 +143,12 @@ class GameConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"{name} must be a number, not {value!r}")
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise ConfigError(f"{name}={value!r} must be a finite number (END-7 reward)")
 
     @property
     def alliances_allowed(self) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from . import steps  # noqa: F401  (registers every runner and decision handler)
-from .config import GameConfig
+from .config import GameConfig, check_seed
 from .constants import (
     NO_ONE,
     NUM_FACTIONS,
@@ -145,7 +145,9 @@ def _check_index(what: str, value: int, bound: int, allowed: str = "") -> None:
 
 def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> None:
     kind = state.pending_kind
-    state.history.append([state.pending_seat, kind, option, int(forced)])
+    history = state.history
+    history[-1] = tuple(history[-1])  # a finished row is frozen: clones share it safely
+    history.append([state.pending_seat, kind, option, int(forced)])
     state.decision_count += 1
     clear_pending(state)
     APPLY[kind](state, option)
@@ -189,7 +191,7 @@ def apply_legal(state: GameState, option: int) -> None:
 
 
 def new_state(config: GameConfig, seed: int) -> GameState:
-    state = GameState(config, seed)
+    state = GameState(config, check_seed(seed))
     state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])  # chance before the first decision
     begin_setup(state)
     advance(state)
@@ -397,11 +399,11 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str) -> Game:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"snapshot is not valid JSON: {exc}") from exc
-        return cls.restore(data)
+        """Restore from snapshot JSON text: malformed text, duplicate keys or nesting too deep
+        for a snapshot are a SnapshotError like any impossible field."""
+        from .validate import parse_snapshot_json
+
+        return cls.restore(parse_snapshot_json(text))
 
     @classmethod
     def replay(cls, config: GameConfig, seed: int, options: list[int]) -> Game:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .config import GameConfig
+from .config import GameConfig, check_seed
 from .constants import (
     CARD,
     FACTION_DIE_SYMBOLS,
@@ -137,7 +137,7 @@ class Scenario:
             )
         except TypeError as exc:
             raise ScenarioError(f"Scenario options: {exc}") from exc
-        self.state = state = GameState(cfg, seed)
+        self.state = state = GameState(cfg, check_seed(seed))
         state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])
         for seat, faction in enumerate(cfg.factions or ()):
             state.seat_faction[seat] = faction

@@ -190,8 +190,9 @@ class GameState:
         self.pending_seat = NO_ONE
         self.winners: list[int] = []  # seats
         self.rewards: list[float] = [0.0] * n
-        # history rows: [seat, kind, option, forced(0/1), chance outcomes...]
-        self.history: list[list[int]] = []
+        # history rows: [seat, kind, option, forced(0/1), chance outcomes...]; the last row is a
+        # list (chance outcomes are appended to it), earlier rows are frozen into tuples.
+        self.history: list[Any] = []
         self.events: list[tuple[int, ...]] = []
         self.decision_count = 0
         # The pending decision's legal options, computed once (not part of snapshots).  Engine
@@ -246,7 +247,8 @@ class GameState:
             setattr(other, name, list(getattr(self, name)))
         for name in _NESTED_FIELDS:
             setattr(other, name, [list(x) for x in getattr(self, name)])
-        # Rows are never changed once the next decision is recorded: share all but the last.
+        # Finished rows are tuples (see `frozen_history`), shared safely; the last row, still
+        # open to chance outcomes, is copied.
         other.history = list(self.history)
         if other.history:
             other.history[-1] = list(other.history[-1])
@@ -333,6 +335,15 @@ _NESTED_FIELDS = ("units", "leaders", "bid_units", "bid_leaders")
 SCALAR_FIELDS = _SCALAR_FIELDS
 LIST_FIELDS = _LIST_FIELDS
 NESTED_FIELDS = _NESTED_FIELDS
+
+
+def frozen_history(rows: list[Any]) -> list[Any]:
+    """History rows as the engine keeps them: finished rows are tuples, so that clones can share
+    them; the last row is a list, to which chance outcomes are appended."""
+    out: list[Any] = [tuple(row) for row in rows]
+    if out:
+        out[-1] = list(out[-1])
+    return out
 
 
 def initial_pieces(state: GameState, faction: int) -> None:

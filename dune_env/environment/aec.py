@@ -466,6 +466,12 @@ class DuneOrderEnforcing(OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
 
+    def restore(self, snapshot: dict[str, Any] | str) -> None:
+        """Start an episode from a snapshot: like reset(), so no reset() is needed first."""
+        self._raw.restore(snapshot)
+        self._has_reset = True
+        self._has_updated = True
+
     def __str__(self) -> str:
         return str(self.env)
 

@@ -9,6 +9,7 @@ Also a console command: `dune-bench --policies aggressive random --players 4 --g
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 from .report import leaderboard, markdown_report, summarise, write_json, write_plots
 from .runner import (
+    DEFAULT_MAX_DECISIONS,
     CsvSink,
     GameFailure,
     GameSpec,
@@ -41,6 +43,33 @@ class BenchmarkResult:
         return leaderboard(self.summary)
 
 
+HARNESS_KEYS = ("num_players", "faction_mode", "factions")  # set by the harness itself
+
+
+def check_options(
+    num_players: int, games: int, seed: int, workers: int, config: dict[str, Any] | None
+) -> None:
+    """Refuse bad benchmark arguments with one clear message (ValueError or ConfigError)."""
+    from ..engine import ConfigError, GameConfig
+    from ..engine.config import check_seed
+
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games={games!r}: give a positive number of games")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r}: give at least 1")
+    check_seed(seed, "seed")
+    for key in sorted(config or {}):
+        if key in HARNESS_KEYS:
+            what = "--players" if key == "num_players" else "the harness's seat rotation"
+            raise ConfigError(f"game option {key!r} cannot be set: it is given by {what}")
+        if key not in GameConfig.known_keys():
+            raise ConfigError(
+                f"unknown game option {key!r}; known: "
+                f"{', '.join(k for k in GameConfig.known_keys() if k not in HARNESS_KEYS)}"
+            )
+    GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
+
+
 def run_benchmark(
     policies: list[str],
     num_players: int = 4,
@@ -51,32 +80,68 @@ def run_benchmark(
     progress: bool = False,
     config: dict[str, Any] | None = None,
     plots: bool = True,
+    move_timeout: float | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    resume: bool = False,
+    overwrite: bool = True,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
-    into `out_dir` (if given).  Rows are written as games finish."""
-    from ..engine import GameConfig
-    from ..policies.registry import load_policy
+    into `out_dir` (if given).  Rows are written as games finish.
 
-    GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
+    Every game runs in a worker process: a policy that thinks longer than `move_timeout`
+    seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits
+    or kills its process loses that game (listed in `failures` and summary.json) and the run
+    goes on.  `resume` continues the run in `out_dir`, playing only the games not yet in its
+    results.csv; otherwise an earlier run's files there are replaced, or, with
+    `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On
+    KeyboardInterrupt the finished games' summary is written (marked incomplete) before the
+    interrupt is re-raised."""
+    from ..policies.registry import load_policy
+    from .outputs import RESULTS_FILE, prepare_out_dir, progress_bar, read_results, write_output
+    from .workers import DEFAULT_MOVE_TIMEOUT
+
+    check_options(num_players, games, seed, workers, config)
+    timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else float(move_timeout)
+    if not timeout > 0 or timeout == float("inf"):
+        raise ValueError(f"move_timeout={move_timeout!r}: give a positive number of seconds")
     lineup(policies, num_players)  # at most one policy per seat
     for name in sorted(set(policies)):  # fail fast, with the loader's message, on a bad name
         load_policy(name, seed=0)
     specs = schedule(policies, num_players, games, seed, config)
     directory = Path(out_dir) if out_dir is not None else None
     sink = None
-    if directory is not None:
-        directory.mkdir(parents=True, exist_ok=True)
-        sink = CsvSink(directory / "results.csv")
     rows: list[SeatResult] = []
+    if directory is not None:
+        run = {
+            "policies": list(policies),
+            "num_players": num_players,
+            "games": games,
+            "seed": seed,
+            "config": config or {},
+            "max_decisions": max_decisions,
+        }
+        prepare_out_dir(directory, run, resume, overwrite)
+        results_path = directory / RESULTS_FILE
+        if resume:
+            rows = read_results(results_path, num_players)
+            done = {r.game for r in rows}
+            specs = [s for s in specs if s.index not in done]
+            # Keep only complete games' rows (a crash may have cut the last one short): write
+            # them to a new file that replaces the old one whole, then append to it.
+            partial = directory / (RESULTS_FILE + ".partial")
+            rewrite = CsvSink(partial)
+            rewrite.write(rows)
+            rewrite.close()
+            os.replace(partial, results_path)
+            sink = CsvSink(results_path, append=True)
+        else:
+            sink = CsvSink(results_path)
     failures: list[GameFailure] = []
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(specs), unit="game", desc=f"{num_players}p benchmark")
+    bar = progress_bar(len(specs), f"{num_players}p benchmark") if progress else None
     start = time.perf_counter()
+    interrupted = False
     try:
-        for _spec, result in run_games(specs, workers):
+        for _spec, result in run_games(specs, workers, None, timeout, max_decisions):
             if isinstance(result, GameFailure):
                 failures.append(result)
             else:
@@ -85,6 +150,8 @@ def run_benchmark(
                     sink.write(result)
             if bar is not None:
                 bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         if sink is not None:
             sink.close()
@@ -94,6 +161,7 @@ def run_benchmark(
     rows.sort(key=lambda r: (r.game, r.seat))
     failures.sort(key=lambda f: f.game)
     summary = summarise(rows, failures)
+    summary["incomplete"] = interrupted
     meta = {
         "policies": list(policies),
         "num_players": num_players,
@@ -101,19 +169,28 @@ def run_benchmark(
         "seed": seed,
         "workers": workers,
         "config": config or {},
+        "move_timeout": timeout,
+        "max_decisions": max_decisions,
+        "resumed": resume,
         "seconds": elapsed,
         "games_per_second": summary["games"] / elapsed if elapsed > 0 else 0.0,
     }
     summary["meta"] = meta
     if directory is not None:
         write_json(directory / "summary.json", summary)
-        (directory / "report.md").write_text(markdown_report(summary, meta))
+        write_output(directory / "report.md", markdown_report(summary, meta))
         if failures:
-            (directory / "failures.txt").write_text(
-                "\n\n".join(f"game {f.game} seed {f.seed}: {f.detail}" for f in failures)
+            write_output(
+                directory / "failures.txt",
+                "\n\n".join(
+                    f"game {f.game} seed {f.seed} ({f.kind}): {f.error}\n{f.detail}"
+                    for f in failures
+                ),
             )
-        if plots and rows:
+        if plots and rows and not interrupted:
             write_plots(summary, directory)
+    if interrupted:
+        raise KeyboardInterrupt
     return BenchmarkResult(rows, failures, summary, directory)
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .outputs import open_output, write_output
 from .runner import GameFailure, SeatResult
 from .stats import openskill_ratings, wilson_interval
 
@@ -57,7 +58,10 @@ def summarise(rows: Sequence[SeatResult], failures: Sequence[GameFailure] = ()) 
     return {
         "games": len(games),
         "failed_games": len(failures),
-        "failures": [{"game": f.game, "seed": f.seed, "error": f.error} for f in failures],
+        "failures": [
+            {"game": f.game, "seed": f.seed, "policy": f.policy, "kind": f.kind, "error": f.error}
+            for f in failures
+        ],
         "mean_rounds": sum(g[0].rounds for g in games) / max(1, len(games)),
         "mean_decisions": sum(g[0].decisions for g in games) / max(1, len(games)),
         "win_kinds": dict(sorted(kinds.items())),
@@ -87,6 +91,12 @@ def leaderboard(summary: dict[str, Any]) -> str:
 
 def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     out = ["# dune-env benchmark", ""]
+    if summary.get("incomplete"):
+        out += [
+            f"**Incomplete run**: {summary['games'] + summary['failed_games']} of "
+            f"{meta.get('games_requested', '?')} games played (interrupted).",
+            "",
+        ]
     out.append(
         f"{summary['games']} games of {meta['num_players']} players, seed {meta['seed']}, "
         f"policies {', '.join(meta['policies'])}; mean length {summary['mean_rounds']:.2f} "
@@ -109,7 +119,10 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         out.append("")
     if summary["failed_games"]:
         out += ["## Failed games", ""]
-        out += [f"- game {f['game']} (seed {f['seed']}): {f['error']}" for f in summary["failures"]]
+        out += [
+            f"- game {f['game']} (seed {f['seed']}, {f.get('kind', 'error')}): {f['error']}"
+            for f in summary["failures"]
+        ]
         out.append("")
     return "\n".join(out)
 
@@ -134,7 +147,8 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_title("Win rate per policy")
     fig.tight_layout()
     paths.append(out_dir / "win_rate.png")
-    fig.savefig(paths[-1], dpi=100)
+    with open_output(paths[-1], binary=True) as handle:
+        fig.savefig(handle, dpi=100, format="png")
     plt.close(fig)
 
     factions = sorted({f for n in names for f in summary["policies"][n]["by_faction"]})
@@ -151,10 +165,11 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.legend(fontsize=8)
     fig.tight_layout()
     paths.append(out_dir / "win_rate_by_faction.png")
-    fig.savefig(paths[-1], dpi=100)
+    with open_output(paths[-1], binary=True) as handle:
+        fig.savefig(handle, dpi=100, format="png")
     plt.close(fig)
     return paths
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=True))
+    write_output(path, json.dumps(data, indent=2, sort_keys=True))

@@ -8,14 +8,15 @@ workers or on which worker played which game.
 from __future__ import annotations
 
 import csv
+import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..engine import Game, GameConfig
+from ..engine.config import SEED_LIMIT
 from ..engine.constants import FACTION_NAMES, available_factions
 from ..engine.events import EventKind
 from ..engine.game import IllegalOptionError
@@ -25,8 +26,16 @@ from ..policies.registry import load_policy
 WIN_KINDS = ("solo", "alliance", "timeout", "none")
 
 
+DEFAULT_MAX_DECISIONS = 20_000  # games last a few hundred decisions; only a fault gets near
+
+
 class PolicyActionError(RuntimeError):
-    """A policy returned an option that is not legal."""
+    """A policy failed its game: an illegal option, an exception, too many decisions."""
+
+    def __init__(self, message: str, policy: str = "", kind: str = "illegal") -> None:
+        super().__init__(message)
+        self.policy = policy
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -57,10 +66,16 @@ class SeatResult:
 
 @dataclass
 class GameFailure:
+    """A game that did not finish.  `policy` is the policy blamed ("" if none), `kind` one of
+    illegal, exception, exit (SystemExit/KeyboardInterrupt raised by a policy), crash (its
+    process died), timeout, decision-cap, error (anything else)."""
+
     game: int
     seed: int
     error: str
     detail: str = field(default="", repr=False)
+    policy: str = ""
+    kind: str = "error"
 
 
 def lineup(policies: Sequence[str], num_players: int) -> list[str]:
@@ -99,7 +114,9 @@ def schedule(
         faction_set = [avail[(block + i) % m] for i in range(n)]
         seats = tuple(base[(s + g) % n] for s in range(n))
         factions = tuple(faction_set[(s + g // n) % n] for s in range(n))
-        specs.append(GameSpec(g, seed * 1_000_003 + g, n, seats, factions, items))
+        # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
+        game_seed = (seed * 1_000_003 + g) % SEED_LIMIT
+        specs.append(GameSpec(g, game_seed, n, seats, factions, items))
     return specs
 
 
@@ -117,8 +134,16 @@ def _policy(spec: str, seat: int) -> EnginePolicy:
     return _POLICY_CACHE[key]
 
 
-def play_game(spec: GameSpec) -> list[SeatResult]:
-    """Play one scheduled game; raises PolicyActionError if a policy plays an illegal option."""
+def play_game(
+    spec: GameSpec,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    status: MutableSequence[float] | None = None,
+) -> list[SeatResult]:
+    """Play one scheduled game.  Raises PolicyActionError if a policy plays an illegal option,
+    raises or runs past `max_decisions`.  Every policy other than the project's own decides on
+    a clone of the game, so a policy that edits the game it is given changes nothing.
+    `status` (if given) is kept at [deciding seat, decision number, time.monotonic() when it
+    was asked] for a watchdog."""
     config = GameConfig(
         num_players=spec.num_players,
         faction_mode="assigned",
@@ -131,16 +156,50 @@ def play_game(spec: GameSpec) -> list[SeatResult]:
         reseed = getattr(policy, "reseed", None)
         if reseed is not None:
             reseed(spec.seed * 16 + seat)
+    # The project's own policies never edit the game (tested); any other engine policy decides
+    # on a clone, so that editing the game it is given changes nothing.
+    trusted = [type(policy).__module__.startswith("dune_env.") for policy in policies]
+    decisions = 0
     while not game.terminal:
         decision = game.pending
         assert decision is not None
-        option = policies[decision.seat].act(game, decision.seat)
+        seat = decision.seat
+        name = spec.seat_policies[seat]
+        if decisions >= max_decisions:
+            raise PolicyActionError(
+                f"policy {name!r} (seat {seat}) was to make decision {decisions + 1} of game "
+                f"{spec.index}, past the cap of {max_decisions} decisions per game",
+                policy=name,
+                kind="decision-cap",
+            )
+        view = game
+        if not trusted[seat]:
+            view = game.clone()
+            view.state.legal_cache = list(decision.options)
+        if status is not None:
+            status[2] = time.monotonic()
+            status[1] = decisions
+            status[0] = seat
+        try:
+            option = policies[seat].act(view, seat)
+        except Exception as exc:
+            raise PolicyActionError(
+                f"policy {name!r} (seat {seat}) raised {type(exc).__name__}: {exc} "
+                f"in game {spec.index}",
+                policy=name,
+                kind="exception",
+            ) from exc
+        if status is not None:
+            status[0] = -1
+        decisions += 1
         try:
             game.apply(option)
         except IllegalOptionError as exc:
             raise PolicyActionError(
-                f"policy {spec.seat_policies[decision.seat]!r} (seat {decision.seat}) returned "
-                f"an illegal option in game {spec.index}: {exc}"
+                f"policy {name!r} (seat {seat}) returned "
+                f"an illegal option in game {spec.index}: {exc}",
+                policy=name,
+                kind="illegal",
             ) from exc
     state = game.state
     kind = "none"
@@ -169,9 +228,31 @@ def play_game(spec: GameSpec) -> list[SeatResult]:
     ]
 
 
-def _safe_play(spec: GameSpec) -> tuple[GameSpec, list[SeatResult] | GameFailure]:
+def _safe_play(
+    spec: GameSpec,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    status: MutableSequence[float] | None = None,
+) -> tuple[GameSpec, list[SeatResult] | GameFailure]:
+    """Play one game; any failure, even a policy's SystemExit or KeyboardInterrupt, becomes a
+    GameFailure.  (Only called in worker processes, which ignore the user's Ctrl-C.)"""
     try:
-        return spec, play_game(spec)
+        return spec, play_game(spec, max_decisions, status)
+    except PolicyActionError as exc:
+        return spec, GameFailure(
+            spec.index, spec.seed, str(exc), traceback.format_exc(), exc.policy, exc.kind
+        )
+    except (SystemExit, KeyboardInterrupt) as exc:  # raised by a policy: one lost game
+        seat = int(status[0]) if status is not None else -1
+        policy = spec.seat_policies[seat] if 0 <= seat < len(spec.seat_policies) else ""
+        who = f"policy {policy!r} (seat {seat})" if policy else "the game"
+        return spec, GameFailure(
+            spec.index,
+            spec.seed,
+            f"{who} raised {type(exc).__name__}({exc}) in game {spec.index}",
+            traceback.format_exc(),
+            policy,
+            "exit",
+        )
     except Exception as exc:  # one failing game must not lose the others
         return spec, GameFailure(spec.index, spec.seed, str(exc), traceback.format_exc())
 
@@ -180,37 +261,36 @@ def run_games(
     specs: Sequence[GameSpec],
     workers: int = 1,
     on_result: Callable[[GameSpec, list[SeatResult] | GameFailure], None] | None = None,
+    move_timeout: float | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
 ) -> Iterator[tuple[GameSpec, list[SeatResult] | GameFailure]]:
-    """Play the games, yielding each as it finishes (in completion order)."""
-    if workers <= 1:
-        for spec in specs:
-            item = _safe_play(spec)
+    """Play the games in `workers` worker processes (also for one worker), yielding each as
+    it finishes (in completion order).  A policy that takes longer than `move_timeout`
+    seconds over one decision, or whose process dies, loses that game (a GameFailure naming
+    it) and its worker is replaced.  See harness/workers.py."""
+    from .workers import DEFAULT_MOVE_TIMEOUT, WorkerPool
+
+    timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else move_timeout
+    with WorkerPool(workers, timeout, max_decisions) as pool:
+        for item in pool.play(specs):
             if on_result:
                 on_result(*item)
             yield item
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: set[Future[tuple[GameSpec, list[SeatResult] | GameFailure]]] = set()
-        queue = list(specs)[::-1]
-        while queue or pending:
-            while queue and len(pending) < workers * 4:
-                pending.add(pool.submit(_safe_play, queue.pop()))
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                item = future.result()
-                if on_result:
-                    on_result(*item)
-                yield item
 
 
 class CsvSink:
     """Appends rows as games finish, so that a crash never loses finished games."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, append: bool = False) -> None:
+        from .outputs import open_output
+
         self.path = path
-        self._file = path.open("w", newline="")
+        has_rows = append and path.exists() and path.stat().st_size > 0
+        self._file = open_output(path, append=append)
         self._writer = csv.DictWriter(self._file, fieldnames=list(SeatResult.__dataclass_fields__))
-        self._writer.writeheader()
+        if not has_rows:
+            self._writer.writeheader()
+            self._file.flush()
 
     def write(self, rows: list[SeatResult]) -> None:
         for row in rows:

@@ -32,7 +32,7 @@ from ..engine import Game
 from ..engine.constants import NO_ONE, Faction
 from ..engine.decisions import BID_DONE, DecisionKind, bid_leader_option, unit_option
 from ..engine.rng import DiceRng
-from ..engine.state import GameState, Phase
+from ..engine.state import GameState, Phase, frozen_history
 from ..engine.steps.battle import ATTACKER, DEFENDER, side_factions, side_leader_owners
 from ..engine.steps.setup import legal_prediction
 
@@ -78,7 +78,9 @@ def _redraw_prediction(state: GameState, seat: int, rng: Rng) -> None:
     history = state.history
     for i, row in enumerate(history):
         if row[1] == DecisionKind.BG_PREDICTION:
-            history[i] = [*row[:2], prediction, *row[3:]]  # clone() shares the older rows
+            # A new row (clone() shares the older ones); only the last row stays a list.
+            new_row = [*row[:2], prediction, *row[3:]]
+            history[i] = new_row if i == len(history) - 1 else tuple(new_row)
 
 
 def _redraw_bids(state: GameState, seat: int, rng: Rng) -> None:
@@ -107,7 +109,7 @@ def _redraw_bids(state: GameState, seat: int, rng: Rng) -> None:
         defender_rows = _random_bid(state, DEFENDER, defender_seat, False, rng)
     new_rows = attacker_rows + defender_rows
     state.decision_count += len(new_rows) - len(rows)
-    state.history = history[:start] + [list(r) for r in new_rows]
+    state.history = frozen_history(history[:start] + new_rows)
 
 
 def _random_bid(

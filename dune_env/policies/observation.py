@@ -70,11 +70,13 @@ class ObservationPolicy:
             self._observers[n] = Observer(n)
         obs, mask = observation_and_mask(game, seat, self._observers[n])
         action = self.fn(obs, mask)
-        try:
-            action_id = int(action)
+        from ..environment.aec import check_action
+
+        try:  # the env's own check: 8.9 is refused, not truncated to 8
+            action_id = check_action(action, f"policy {self.name!r}")
         except (TypeError, ValueError) as exc:
             raise ObservationPolicyError(
-                f"policy {self.name!r} returned {action!r}, not an action id"
+                f"policy {self.name!r} returned {action!r}, not an int action id: {exc}"
             ) from exc
         if not 0 <= action_id < mask.shape[0] or not mask[action_id]:
             kind = DecisionKind(state.pending_kind)

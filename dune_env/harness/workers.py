@@ -1,0 +1,198 @@
+"""Worker processes that can be killed: the benchmark's guard against misbehaving policies.
+
+Every game is played in a worker process (also with one worker).  A worker keeps a small shared
+status, [deciding seat, decision number, time.monotonic() when that seat was asked], which the
+parent watches:
+
+- a seat that thinks longer than the move timeout loses the game ("timeout"): its worker is
+  killed and replaced;
+- a worker that dies (os._exit, a signal, a crash in native code) loses its game ("crash") and
+  is replaced;
+- a policy's SystemExit or KeyboardInterrupt is caught in the worker ("exit"); workers ignore
+  SIGINT, so the user's Ctrl-C reaches only the parent, which stops every worker at once.
+
+Games are independent and seeded, so which worker plays which game changes nothing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from .runner import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, SeatResult, _safe_play
+
+DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
+_POLL = 0.5  # longest sleep between watchdog checks (seconds)
+
+Item = tuple[GameSpec, list[SeatResult] | GameFailure]
+
+
+def _worker_main(conn: Connection, status: Any, max_decisions: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        # A forked child must not enter the thread pool the parent's torch created (it hangs);
+        # one thread per worker is also the fastest use of the cores.
+        torch.set_num_threads(1)
+    while True:
+        try:
+            spec = conn.recv()
+        except (EOFError, OSError):
+            return
+        if spec is None:
+            return
+        status[2] = time.monotonic()
+        status[1] = 0
+        status[0] = -1
+        item = _safe_play(spec, max_decisions, status)
+        status[0] = -2  # idle
+        conn.send(item)
+
+
+class _Worker:
+    def __init__(self, context: Any, max_decisions: int) -> None:
+        self.conn, child = context.Pipe()
+        self.status = context.RawArray("d", 3)
+        self.status[0] = -2
+        self.process = context.Process(
+            target=_worker_main, args=(child, self.status, max_decisions), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.spec: GameSpec | None = None
+
+    def start(self, spec: GameSpec) -> None:
+        self.spec = spec
+        self.status[2] = time.monotonic()  # until the worker takes the game, count from now
+        self.status[0] = -1
+        self.conn.send(spec)
+
+    def stop(self, kill: bool = False) -> None:
+        if self.process.is_alive():
+            if kill:
+                self.process.kill()
+            else:
+                try:
+                    self.conn.send(None)
+                except OSError:
+                    pass
+                self.process.join(1.0)
+                if self.process.is_alive():
+                    self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+def _blame(spec: GameSpec, status: Any) -> tuple[str, str]:
+    """(policy, description) of whoever was deciding in a worker's game."""
+    seat = int(status[0])
+    if 0 <= seat < len(spec.seat_policies):
+        policy = spec.seat_policies[seat]
+        return policy, f"policy {policy!r} (seat {seat}) at decision {int(status[1]) + 1}"
+    return "", "the engine or a policy's loading"
+
+
+class WorkerPool:
+    """`play(specs)` yields (spec, result or failure) as games finish; see the module doc."""
+
+    def __init__(
+        self,
+        workers: int = 1,
+        move_timeout: float = DEFAULT_MOVE_TIMEOUT,
+        max_decisions: int = DEFAULT_MAX_DECISIONS,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers={workers}: give at least 1")
+        if not move_timeout > 0:
+            raise ValueError(f"move_timeout={move_timeout}: give a positive number of seconds")
+        self.size = workers
+        self.move_timeout = float(move_timeout)
+        self.max_decisions = max_decisions
+        self._context = multiprocessing.get_context()
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # On an exception (the user's Ctrl-C) stop at once; otherwise let workers exit cleanly.
+        self.close(kill=exc[0] is not None)
+
+    def close(self, kill: bool = True) -> None:
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.stop(kill=kill or worker.spec is not None)
+
+    def _new_worker(self) -> _Worker:
+        worker = _Worker(self._context, self.max_decisions)
+        self._workers.append(worker)
+        return worker
+
+    def _replace(self, worker: _Worker) -> None:
+        self._workers.remove(worker)
+        worker.stop(kill=True)
+
+    def play(self, specs: Sequence[GameSpec]) -> Iterator[Item]:
+        queue = list(specs)[::-1]
+        while len(self._workers) < min(self.size, len(queue)):
+            self._new_worker()
+        while queue or any(w.spec is not None for w in self._workers):
+            for worker in list(self._workers):
+                if worker.spec is None and queue:
+                    worker.start(queue.pop())
+            busy = [w for w in self._workers if w.spec is not None]
+            now = time.monotonic()
+            next_deadline = min(w.status[2] + self.move_timeout for w in busy)
+            waitables: list[Any] = [w.conn for w in busy] + [w.process.sentinel for w in busy]
+            wait(waitables, timeout=max(0.0, min(_POLL, next_deadline - now)))
+            for worker in busy:
+                item = self._check(worker)
+                if item is not None:
+                    yield item
+            while queue and len(self._workers) < self.size:
+                self._new_worker()
+
+    def _check(self, worker: _Worker) -> Item | None:
+        spec = worker.spec
+        assert spec is not None
+        if worker.conn.poll():
+            try:
+                item: Item = worker.conn.recv()
+            except (EOFError, OSError):
+                worker.process.join(1.0)  # the worker died: below
+            else:
+                worker.spec = None
+                return item
+        if not worker.process.is_alive():
+            policy, who = _blame(spec, worker.status)
+            worker.process.join()
+            code = worker.process.exitcode
+            how = f"was killed by signal {-code}" if code and code < 0 else f"exited ({code})"
+            failure = GameFailure(
+                spec.index,
+                spec.seed,
+                f"the worker process of game {spec.index} {how} while {who} was deciding",
+                policy=policy,
+                kind="crash",
+            )
+            self._replace(worker)
+            return spec, failure
+        started = worker.status[2]
+        if time.monotonic() - started > self.move_timeout:
+            policy, who = _blame(spec, worker.status)
+            failure = GameFailure(
+                spec.index,
+                spec.seed,
+                f"{who} took longer than the move timeout of {self.move_timeout:g} s in game "
+                f"{spec.index}; its worker was stopped",
+                policy=policy,
+                kind="timeout",
+            )
+            self._replace(worker)
+            return spec, failure
+        return None
