@@ -13,15 +13,20 @@ from .action_table import (
     action_name,
     decode_action,
 )
-from .aec import IllegalActionError, InvalidActionError, env, raw_env
+from .aec import GameOverError, IllegalActionError, InvalidActionError, env, raw_env
 from .config import EnvConfig
 from .layout import Field, Layout
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
+from .registration import GYMNASIUM_ID, register_gymnasium_envs
+
+register_gymnasium_envs()
 
 __all__ = [
     "ACTIONS",
     "EnvConfig",
     "Field",
+    "GYMNASIUM_ID",
+    "GameOverError",
     "IllegalActionError",
     "InvalidActionError",
     "KIND_OFFSET",

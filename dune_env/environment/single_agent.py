@@ -7,8 +7,10 @@
 - Observation: the learner's flat observation vector (`OBS_LAYOUT`, Box float32); the legal
   actions are `env.action_masks()` (bool, for sb3-contrib's MaskablePPO) and `info["action_mask"]`
   is not provided, to keep the per-step info small.
-- Opponents: callables `(observation, action_mask) -> action id` or engine policies (objects
-  with `act(game, seat) -> option`, like the built-in heuristics), one for all seats, a
+- Opponents: callables `(observation, action_mask) -> action id`, engine policies (objects
+  with `act(game, seat) -> option`, like the built-in heuristics) or policy names
+  (`opponents="aggressive"`, loaded once per seat with `load_policy(name, seed=seat)`), one for
+  all seats, a
   sequence indexed by seat, or a dict {seat or agent name: policy}; seats without a policy
   play uniformly at random among legal actions with the wrapper's seeded generator.
   `opponent_sampler(rng) -> opponents` is called at every reset instead, for opponent pools.
@@ -46,7 +48,11 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
     def __init__(
         self,
         learner: int | str = 0,
-        opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None = None,
+        opponents: str
+        | Policy
+        | Sequence[Policy | str | None]
+        | Mapping[Any, Policy | str]
+        | None = None,
         illegal_penalty: float = -1.0,
         opponent_sampler: Callable[[np.random.Generator], Any] | None = None,
         **config: Any,
@@ -89,14 +95,14 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             f"player_0..player_{n - 1}, or 'rotate'"
         )
 
-    def _parse_opponents(
-        self, opponents: Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None
-    ) -> list[Policy | None]:
+    def _parse_opponents(self, opponents: Any) -> list[Policy | None]:
         n = self.num_players
         if opponents is None:
             return [None] * n
+        if isinstance(opponents, str):
+            return [self._named(opponents, seat) for seat in range(n)]
         if _is_policy(opponents):
-            return [opponents] * n  # type: ignore[list-item]
+            return [opponents] * n
         if isinstance(opponents, Mapping):
             table: list[Policy | None] = [None] * n
             for key, policy in opponents.items():
@@ -105,6 +111,8 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                     raise ValueError(
                         f"opponents key {key!r} is not a seat 0..{n - 1} or an agent name"
                     )
+                if isinstance(policy, str):
+                    policy = self._named(policy, seat)
                 if not _is_policy(policy):
                     raise TypeError(f"opponents[{key!r}] must be a policy, not {policy!r}")
                 table[seat] = policy
@@ -112,14 +120,26 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if isinstance(opponents, Sequence):
             if len(opponents) != n:
                 raise ValueError(f"opponents has {len(opponents)} entries; give one per seat ({n})")
+            table = []
             for i, entry in enumerate(opponents):
+                if isinstance(entry, str):
+                    entry = self._named(entry, i)
                 if entry is not None and not _is_policy(entry):
                     raise TypeError(f"opponents[{i}] must be a policy or None, not {entry!r}")
-            return list(opponents)
+                table.append(entry)
+            return table
         raise TypeError(
-            "opponents must be a callable (observation, action_mask) -> action, a sequence of "
-            f"them by seat, or a dict {{seat: callable}}; got {type(opponents).__name__}"
+            "opponents must be a callable (observation, action_mask) -> action, an engine "
+            "policy, a policy name, a sequence of them by seat, or a dict {seat: policy}; got "
+            f"{type(opponents).__name__}"
         )
+
+    def _named(self, name: str, seat: int) -> Policy:
+        """The policy registered as `name` (see `dune_env.policies.load_policy`), for `seat`."""
+        from ..policies.registry import load_policy
+
+        policy: Any = load_policy(name, seed=seat)
+        return policy  # an engine policy; _play_opponents calls its act(game, seat)
 
     # --- Gymnasium API ---------------------------------------------------------------------------
 
