@@ -92,7 +92,7 @@
     const face = frame.dice[die];
     if (die < 4) {
       const f = meta.dieSymbols[face];
-      const d = el("span", { class: "die" + (frame.fixed[die] ? " fixed" : ""), "data-die": die, title: meta.factionNames[f] }, SHORT[f]);
+      const d = el("span", { class: "die" + (frame.fixed[die] ? " fixed" : ""), "data-die": die, title: `die ${die}: ${meta.factionNames[f]}` }, `${die}: ${SHORT[f]}`);
       d.style.background = meta.factionColours[f];
       return d;
     }
@@ -100,7 +100,7 @@
     if (die === 4) text = `region ${face + 1}`;
     else if (die === 5) text = face === 5 ? "Shai-Hulud" : `spice ${face + 1}`;
     else text = meta.kanlyNames[face];
-    return el("span", { class: "die plain" + (frame.fixed[die] ? " fixed" : ""), "data-die": die }, text);
+    return el("span", { class: "die plain" + (frame.fixed[die] ? " fixed" : ""), "data-die": die, title: `die ${die}` }, `${die}: ${text}`);
   }
 
   function drawStatus(node, meta, frame) {
