@@ -41,15 +41,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'dune_env' has no attribute {name!r}")
 
 
-def _register_with_gymnasium() -> None:
-    from .environment.registration import register_gymnasium_envs
-
-    register_gymnasium_envs()
-
-
 # Gymnasium 1.x has no plugin entry points: an environment id exists once a module registers it.
 # `dune_env.environment` always does; here only if Gymnasium is loaded already, which is the case
 # for `gymnasium.make("dune_env:dune_env/Dune-v0")` and for `import gymnasium` before
 # `import dune_env`, so that a plain `import dune_env.engine` stays light.
 if "gymnasium" in sys.modules:
-    _register_with_gymnasium()
+    from .registration import register_gymnasium_envs
+
+    register_gymnasium_envs()

@@ -4,6 +4,7 @@
 this package holds its parts: the action table, the observer and its layouts, rendering.
 """
 
+from ..registration import GYMNASIUM_ID, register_gymnasium_envs
 from .action_table import (
     ACTIONS,
     KIND_OFFSET,
@@ -17,7 +18,6 @@ from .aec import GameOverError, IllegalActionError, InvalidActionError, env, raw
 from .config import EnvConfig
 from .layout import Field, Layout
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
-from .registration import GYMNASIUM_ID, register_gymnasium_envs
 
 register_gymnasium_envs()
 

@@ -1,5 +1,8 @@
 """Gymnasium registration of the single-agent view: `gymnasium.make("dune_env/Dune-v0", ...)`.
 
+A top-level module so that registering imports Gymnasium only (the environment itself is
+imported by `make`).
+
 Keyword arguments of `make` go to `DuneSingleAgentEnv` (learner, opponents, illegal_penalty,
 opponent_sampler and every game option, e.g. num_players=4).  The version follows `dune_v0`:
 both are bumped together (see CHANGELOG.md, "Versions of the environment").
