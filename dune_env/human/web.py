@@ -116,6 +116,7 @@ class PlayServer:
                     elif self.path == "/api/state":
                         self._json(HTTPStatus.OK, server.state())
                     elif self.path == "/api/save":
+                        server.session.play_bots()  # save at your decision, as the page shows
                         data = {
                             "format": "dune-env-play",
                             "version": 1,

@@ -84,3 +84,17 @@ def test_server_refuses_foreign_hosts_and_non_json(server: PlayServer) -> None:
     assert _request(server.url + "api/act", body, {"Content-Type": "application/json"}) == 400
     saved = urllib.request.urlopen(server.url + "api/save", timeout=30).read()
     assert json.loads(saved)["format"] == "dune-env-play"
+
+
+def test_new_game_and_load_through_the_api(server: PlayServer) -> None:
+    saved = json.loads(urllib.request.urlopen(server.url + "api/save", timeout=30).read())
+    headers = {"Content-Type": "application/json"}
+    first = server.session
+    assert _request(server.url + "api/new", b"{}", headers) == 200
+    assert server.session is not first and server.session.you == first.you
+    assert server.session.seat_policies == first.seat_policies
+    assert _request(server.url + "api/load", json.dumps(saved).encode(), headers) == 200
+    assert server.session.game.snapshot() == saved["snapshot"]
+    wrong_seat = {**saved, "you": 2}
+    assert _request(server.url + "api/load", json.dumps(wrong_seat).encode(), headers) == 400
+    assert _request(server.url + "api/load", b'{"format": "nonsense"}', headers) == 400
