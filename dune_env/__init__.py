@@ -2,17 +2,19 @@
 
 `dune_env.env(**config)` is the wrapped PettingZoo AEC environment `dune_v0`, `dune_env.raw_env`
 the unwrapped one (also as `dune_env.dune_v0.env` / `raw_env`), `dune_env.DuneSingleAgentEnv`
-the single-agent Gymnasium wrapper.  They are imported on first use, so that `dune_env.engine`
-stays free of numpy, Gymnasium and PettingZoo.
+the single-agent Gymnasium wrapper, registered with Gymnasium as "dune_env/Dune-v0".  They are
+imported on first use, so that `dune_env.engine` stays free of numpy, Gymnasium and PettingZoo.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from . import dune_v0
     from .environment.aec import env, raw_env
     from .environment.single_agent import DuneSingleAgentEnv
 
@@ -21,16 +23,29 @@ _LAZY = {
     "raw_env": ("dune_env.environment.aec", "raw_env"),
     "DuneSingleAgentEnv": ("dune_env.environment.single_agent", "DuneSingleAgentEnv"),
 }
+_LAZY_MODULES = ("dune_v0", "engine", "environment", "policies", "harness")
 
-__all__ = ["DuneSingleAgentEnv", "env", "raw_env"]
+__all__ = ["DuneSingleAgentEnv", "dune_v0", "env", "raw_env"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)
         globals()[name] = value
         return value
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'dune_env' has no attribute {name!r}")
+
+
+# Gymnasium 1.x has no plugin entry points: an environment id exists once a module registers it.
+# `dune_env.environment` always does; here only if Gymnasium is loaded already, which is the case
+# for `gymnasium.make("dune_env:dune_env/Dune-v0")` and for `import gymnasium` before
+# `import dune_env`, so that a plain `import dune_env.engine` stays light.
+if "gymnasium" in sys.modules:
+    from .registration import register_gymnasium_envs
+
+    register_gymnasium_envs()

@@ -17,20 +17,37 @@ import os
 from pathlib import Path
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The module docstring as written, and every option's default after its help."""
+
+
 def main(argv: list[str] | None = None) -> int:
     from dune_env.harness import run_benchmark
     from dune_env.policies.registry import PolicyLoadError, load_policy
 
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        prog="python -m training.evaluate", description=__doc__, formatter_class=_HelpFormatter
     )
-    parser.add_argument("checkpoint", help=".zip model, RLlib checkpoint folder, or policy name")
-    parser.add_argument("--opponents", nargs="+", default=["random", "aggressive", "economic"])
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument(
+        "checkpoint",
+        help="MaskablePPO .zip model, RLlib checkpoint folder, or registered policy name",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["random", "aggressive", "economic"],
+        metavar="POLICY",
+        help="opponent policies; each is evaluated separately, filling every other seat",
+    )
+    parser.add_argument("--players", type=int, default=4, help="players per game (3 to 8)")
     parser.add_argument("--games", type=int, default=200, help="games per opponent")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", default="runs/eval")
+    parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes (this machine's cores)"
+    )
+    parser.add_argument(
+        "--out", default="runs/eval", help="folder for the reports (one sub-folder per opponent)"
+    )
     args = parser.parse_args(argv)
     try:
         load_policy(args.checkpoint)  # a clear error now rather than in every worker

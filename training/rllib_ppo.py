@@ -126,10 +126,9 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
-        ActionMaskingTorchRLModule,
-    )
     from ray.tune.registry import register_env
+
+    from dune_env.policies.rllib_module import ActionMaskingTorchRLModule
 
     register_env("dune_v0_rllib", make_multi_agent_env)
     config = (

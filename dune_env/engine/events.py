@@ -68,6 +68,11 @@ _WHAT = ("", "a unit", "a leader", "a Sardaukar")
 _VICTORY = ("alone", "in alliance", "by time-out (END-5)", "")
 
 
+def _a(noun: str) -> str:
+    """The noun with its indefinite article ("an Ornithopter", "a Fortress")."""
+    return f"{'an' if noun[0] in 'AEIOUaeiou' else 'a'} {noun}"
+
+
 def _f(faction: int) -> str:
     return "the common supply" if faction == NO_ONE else _F[faction]
 
@@ -79,7 +84,7 @@ def render(event: tuple[int, ...]) -> str:
     if k == EventKind.SETUP_STORM:
         return f"Setup: the storm starts over sector {a[0]}."
     if k == EventKind.SETUP_TOKEN:
-        return f"Setup: a {TOKEN_NAMES[a[1]]} is placed in {_R[a[0]]}."
+        return f"Setup: {_a(TOKEN_NAMES[a[1]])} is placed in {_R[a[0]]}."
     if k == EventKind.FIRST_PLAYER:
         return f"Setup: seat {a[0]} is the first player."
     if k == EventKind.FACTION:
@@ -115,7 +120,7 @@ def render(event: tuple[int, ...]) -> str:
     if k == EventKind.GHOLA:
         return f"{_F[a[0]]} pays 1 spice: ghola, the leader returns to the card."
     if k == EventKind.KANLY_KILL:
-        return f"Kanly ({KANLY_NAMES[a[0]]}): a {_F[a[2]]} {_UNIT[a[3]]} in {_R[a[1]]} dies."
+        return f"Kanly ({KANLY_NAMES[a[0]]}): {_a(_F[a[2]])} {_UNIT[a[3]]} in {_R[a[1]]} dies."
     if k == EventKind.KANLY_TAKE:
         return f"Kanly: {_F[a[1]]} takes the {KANLY_NAMES[a[0]]} from {_f(a[2])}."
     if k == EventKind.HARVEST:
@@ -141,11 +146,11 @@ def render(event: tuple[int, ...]) -> str:
     if k == EventKind.BATTLE_START:
         return f"Battle in {_R[a[0]]}: {_F[a[1]]} attacks, {_F[a[2]]} defends."
     if k == EventKind.FORTRESS:
-        return f"The fortress of {_R[a[0]]} destroys a {_F[a[1]]} {_UNIT[a[2]]}."
+        return f"The fortress of {_R[a[0]]} destroys {_a(_F[a[1]])} {_UNIT[a[2]]}."
     if k == EventKind.INFILTRATION:
         return f"Harkonnen infiltration: the fortress of {_R[a[0]]} is ignored."
     if k == EventKind.FACE_DANCER:
-        return f"Face dancer: a {_F[a[1]]} {_UNIT[a[2]]} in {_R[a[0]]} becomes Tleilaxu."
+        return f"Face dancer: {_a(_F[a[1]])} {_UNIT[a[2]]} in {_R[a[0]]} becomes Tleilaxu."
     if k == EventKind.LEND:
         return f"{_F[a[0]]} {'lends' if a[1] else 'keeps'} its leader."
     if k == EventKind.BATTLE_BIDS:
@@ -171,7 +176,7 @@ def render(event: tuple[int, ...]) -> str:
         return f"The storm moves from sector {a[0]} to sector {a[1]}."
     if k == EventKind.STORM_LOSS:
         dest = "card" if a[3] == 10 else "reserve"
-        return f"The storm kills a {_F[a[1]]} {_UNIT[a[2]]} in {_R[a[0]]} (to its {dest})."
+        return f"The storm kills {_a(_F[a[1]])} {_UNIT[a[2]]} in {_R[a[0]]} (to its {dest})."
     if k == EventKind.ORNITHOPTER_LOST:
         return f"The storm returns the ornithopter of {_R[a[0]]} to the common supply."
     if k == EventKind.CHOAM:

@@ -4,6 +4,7 @@
 this package holds its parts: the action table, the observer and its layouts, rendering.
 """
 
+from ..registration import GYMNASIUM_ID, register_gymnasium_envs
 from .action_table import (
     ACTIONS,
     KIND_OFFSET,
@@ -13,15 +14,19 @@ from .action_table import (
     action_name,
     decode_action,
 )
-from .aec import IllegalActionError, InvalidActionError, env, raw_env
+from .aec import GameOverError, IllegalActionError, InvalidActionError, env, raw_env
 from .config import EnvConfig
 from .layout import Field, Layout
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
+
+register_gymnasium_envs()
 
 __all__ = [
     "ACTIONS",
     "EnvConfig",
     "Field",
+    "GYMNASIUM_ID",
+    "GameOverError",
     "IllegalActionError",
     "InvalidActionError",
     "KIND_OFFSET",

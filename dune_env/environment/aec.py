@@ -46,6 +46,11 @@ class InvalidActionError(ValueError):
     agent that must act, or any action once the game is over."""
 
 
+class GameOverError(RuntimeError):
+    """`last()` or `observe` of the acting agent once every agent has stepped out of a finished
+    game (PettingZoo's `agent_iter()` has stopped): there is no acting agent any more."""
+
+
 class IllegalActionError(InvalidActionError):
     """An action id of the table that is not legal for the pending decision (with
     illegal_action="raise").  The environment is left unchanged."""
@@ -280,7 +285,66 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         game = self._require_game()
         return self.observer.global_state(game.state, game.state.decision_count)
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.game is not None and not self.agents:
+            raise GameOverError(
+                "the game is over and every agent has stepped out (env.agents is empty), so "
+                "there is no acting agent for last(); the final rewards are in "
+                "env.unwrapped.game.rewards, and reset() starts a new game"
+            )
+        return super().last(observe)
+
     # --- acting ----------------------------------------------------------------------------------
+
+    def policy_action(self, policy: Any) -> int:
+        """The action id that `policy` chooses for the acting agent, for a user's own AEC loop:
+
+            bot = load_policy("aggressive")
+            for agent in env.agent_iter():
+                obs, reward, termination, truncation, info = env.last()
+                if termination or truncation:
+                    action = None
+                elif agent == "player_0":
+                    action = my_agent(obs)
+                else:
+                    action = env.policy_action(bot)
+                env.step(action)
+
+        `policy` is an engine policy (`act(game, seat)`, e.g. `load_policy("aggressive")`), an
+        observation callable `(observation, action_mask) -> action id`, or a registered name
+        (loaded once per environment and seat, seeded by the seat).  Engine policies see the
+        game through their own information rules (see `dune_env.policies.base`)."""
+        game = self._require_game()
+        if self._done:
+            raise InvalidActionError(
+                "the game is over: no agent acts (step done agents with None, PettingZoo's "
+                "dead-step convention)"
+            )
+        seat = game.state.pending_seat
+        if isinstance(policy, str):
+            from ..policies.registry import load_policy
+
+            cache: dict[tuple[str, int], Any] = self.__dict__.setdefault("_named_policies", {})
+            if (policy, seat) not in cache:
+                cache[(policy, seat)] = load_policy(policy, seed=seat)
+            policy = cache[(policy, seat)]
+        if callable(getattr(policy, "act", None)):
+            option = policy.act(game, seat)
+            opts = self._legal(game.state)
+            if option not in opts:
+                name = getattr(policy, "name", type(policy).__name__)
+                raise IllegalActionError(
+                    f"policy {name!r} chose option {option!r}, which is not legal for "
+                    f"{DecisionKind(self._legal_kind).name}; legal options: {opts}"
+                )
+            return KIND_OFFSET[self._legal_kind] + int(option)
+        if callable(policy):
+            obs = self.observe(self.agent_selection)
+            return check_action(policy(obs["observation"], obs["action_mask"]))
+        raise TypeError(
+            "policy_action takes an engine policy (with act(game, seat)), a callable "
+            f"(observation, action_mask) -> action id, or a policy name; not {policy!r}"
+        )
 
     def step(self, action: Any) -> None:
         game = self._require_game()

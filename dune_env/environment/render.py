@@ -134,16 +134,20 @@ def render_ansi(state: GameState) -> str:
 
 # --- picture ------------------------------------------------------------------------------------
 
-_MAP_SIZE = 480
-_PANEL = 240
+_MAP_SIZE = 560
+_PANEL = 360
+_HEIGHT = 660
 _CENTRE = _MAP_SIZE / 2
-_R_POLAR = 62
-_R_MID = 145
-_R_OUTER = 228
+_R_POLAR = 72
+_R_MID = 168
+_R_OUTER = 258
 _DESERT = (222, 184, 120)
 _ROCK = (176, 140, 100)
 _POLAR = (235, 235, 245)
 _BG = (250, 246, 236)
+_FONT_SIZE = 15
+_SMALL_FONT_SIZE = 13
+_BOX_W, _BOX_H, _BOX_GAP = 30, 18, 2
 
 
 def _region_geometry(region: int) -> tuple[float, float, float, float]:
@@ -163,13 +167,27 @@ def _anchor(region: int) -> tuple[float, float]:
         return _CENTRE, _CENTRE - 28
     a0, a1, r0, r1 = _region_geometry(region)
     angle = math.radians((a0 + a1) / 2)
-    radius = r0 + (r1 - r0) * 0.3
+    radius = r0 + (r1 - r0) * 0.5
     return _CENTRE + radius * math.cos(angle), _CENTRE + radius * math.sin(angle)
 
 
-@lru_cache(maxsize=1)
-def _font() -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-    return ImageFont.load_default()
+@lru_cache(maxsize=4)
+def _font(size: int = _FONT_SIZE) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    """Pillow's bundled scalable font at a readable size (the bitmap fallback without FreeType)."""
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError, ImportError):  # pragma: no cover - Pillow built without FreeType
+        return ImageFont.load_default()
+
+
+def unit_box(region: int, index: int) -> tuple[float, float, float, float]:
+    """The (x0, y0, x1, y1) box of the `index`-th faction present in `region` (faction order),
+    three boxes a row under the region's name."""
+    x, y = _anchor(region)
+    col, row = index % 3, index // 3
+    bx = x - (3 * _BOX_W + 2 * _BOX_GAP) / 2 + col * (_BOX_W + _BOX_GAP)
+    by = y - 2 + row * (_BOX_H + _BOX_GAP)
+    return bx, by, bx + _BOX_W, by + _BOX_H
 
 
 def _ring_segment(
@@ -195,7 +213,7 @@ def _ring_segment(
 
 @lru_cache(maxsize=1)
 def _background() -> Image.Image:
-    image = Image.new("RGB", (_MAP_SIZE + _PANEL, _MAP_SIZE), _BG)
+    image = Image.new("RGB", (_MAP_SIZE + _PANEL, _HEIGHT), _BG)
     draw = ImageDraw.Draw(image)
     font = _font()
     for region in range(MAP.num_regions):
@@ -220,14 +238,45 @@ def _background() -> Image.Image:
     )
     for sector in range(1, 7):
         angle = math.radians(-90 + (sector - 1) * 60)
-        x = c + (_R_OUTER + 10) * math.cos(angle)
-        y = c + (_R_OUTER + 10) * math.sin(angle)
-        draw.text((x - 3, y - 6), str(sector), fill=(60, 60, 60), font=font)
+        x = c + (_R_OUTER + 12) * math.cos(angle)
+        y = c + (_R_OUTER + 12) * math.sin(angle)
+        draw.text((x, y), str(sector), fill=(60, 60, 60), font=font, anchor="mm")
     for region in range(MAP.num_regions):
         x, y = _anchor(region)
         name = MAP.names[region] + (" *" if MAP.strategic[region] else "")
         draw.text((x, y - 14), name, fill=(30, 30, 30), font=font, anchor="mm")
+    _legend(draw, 8, _MAP_SIZE + 2)
     return image
+
+
+def _legend(draw: ImageDraw.ImageDraw, x: float, y: float) -> None:
+    """The key under the map: faction colours, token letters, strategic and storm marks."""
+    font = _font(_SMALL_FONT_SIZE)
+    for faction, name in enumerate(FACTION_NAMES):
+        bx = x + (faction % 4) * 138
+        by = y + (faction // 4) * 20
+        draw.rectangle((bx, by, bx + 14, by + 14), fill=FACTION_COLOURS[faction], outline=(0, 0, 0))
+        draw.text((bx + 20, by), name, fill=(0, 0, 0), font=font)
+    y += 44
+    draw.text(
+        (x, y),
+        "Tokens: F Fortress, H Harvester, O Ornithopter.  * strategic region (thick border).  "
+        "Shaded sector: the storm.",
+        fill=(0, 0, 0),
+        font=font,
+    )
+    draw.text(
+        (x, y + 18),
+        "Unit boxes: units per faction (a+b: a units + b Sardaukar).  Thick die: fixed.",
+        fill=(0, 0, 0),
+        font=font,
+    )
+    draw.text(
+        (x, y + 36),
+        "Seats: st storage, T Thumper, Sh Shield, Sn Snooper; leaders on the card.",
+        fill=(0, 0, 0),
+        font=font,
+    )
 
 
 def render_rgb(state: GameState) -> np.ndarray:
@@ -245,25 +294,25 @@ def render_rgb(state: GameState) -> np.ndarray:
         x, y = _anchor(region)
         token = s.region_token[region]
         if token >= 0:
-            draw.ellipse((x - 8, y - 40, x + 8, y - 24), fill=(255, 255, 255), outline=(0, 0, 0))
-            draw.text((x, y - 32), _TOKEN_LETTER[token], fill=(0, 0, 0), font=font, anchor="mm")
-        col = 0
-        row = 0
+            draw.ellipse((x - 10, y - 46, x + 10, y - 26), fill=(255, 255, 255), outline=(0, 0, 0))
+            draw.text((x, y - 36), _TOKEN_LETTER[token], fill=(0, 0, 0), font=font, anchor="mm")
+        index = 0
         for faction in range(len(FACTION_NAMES)):
             u = s.units[faction]
             regular, elite = u[uidx(region, 0)], u[uidx(region, 1)]
             if not regular and not elite:
                 continue
-            bx = x - 36 + col * 24
-            by = y - 2 + row * 16
-            draw.rectangle(
-                (bx, by, bx + 22, by + 14), fill=FACTION_COLOURS[faction], outline=(0, 0, 0)
+            bx0, by0, bx1, by1 = unit_box(region, index)
+            draw.rectangle((bx0, by0, bx1, by1), fill=FACTION_COLOURS[faction], outline=(0, 0, 0))
+            label = str(regular) if not elite else f"{regular}+{elite}"
+            draw.text(
+                ((bx0 + bx1) / 2, (by0 + by1) / 2),
+                label,
+                fill=(255, 255, 255),
+                font=font,
+                anchor="mm",
             )
-            label = str(regular + elite) if not elite else f"{regular}+{elite}"
-            draw.text((bx + 11, by + 7), label, fill=(255, 255, 255), font=font, anchor="mm")
-            col += 1
-            if col == 3:
-                col, row = 0, row + 1
+            index += 1
     # side panel
     px = _MAP_SIZE + 8
     y = 8
@@ -273,46 +322,47 @@ def render_rgb(state: GameState) -> np.ndarray:
         fill=(0, 0, 0),
         font=font,
     )
-    y += 18
+    y += 22
     faces = s.dice_faces
     draw.text((px, y), "Dice:", fill=(0, 0, 0), font=font)
     for die in range(4):
         faction = FACTION_DIE_SYMBOLS[faces[die]]
-        bx = px + 40 + die * 26
+        bx = px + 48 + die * 36
         draw.rectangle(
-            (bx, y - 1, bx + 22, y + 14),
+            (bx, y - 1, bx + 32, y + 18),
             fill=FACTION_COLOURS[faction],
             outline=(0, 0, 0),
-            width=2 if s.dice_fixed[die] else 1,
+            width=3 if s.dice_fixed[die] else 1,
         )
         draw.text(
-            (bx + 11, y + 7), _SHORT[faction][:2], fill=(255, 255, 255), font=font, anchor="mm"
+            (bx + 16, y + 9), _SHORT[faction][:2], fill=(255, 255, 255), font=font, anchor="mm"
         )
-    y += 20
+    y += 24
     spice = "worm" if faces[5] == 5 else str(faces[5] + 1)
     kanly = ("Poison", "Crysknife", "Hunter", "Snooper", "Shield", "Thumper")[faces[6]]
     draw.text(
         (px, y), f"region {faces[4] + 1}  spice {spice}  Kanly {kanly}", fill=(0, 0, 0), font=font
     )
-    y += 18
+    y += 22
     draw.text(
         (px, y),
         f"pool {s.pool}   target {MAP.names[s.target] if s.target >= 0 else '-'}",
         fill=(0, 0, 0),
         font=font,
     )
-    y += 24
+    y += 28
+    small = _font(_SMALL_FONT_SIZE)
     for seat, faction in enumerate(s.seat_faction):
         colour = FACTION_COLOURS[faction] if faction >= 0 else (200, 200, 200)
-        draw.rectangle((px, y, px + 12, y + 12), fill=colour, outline=(0, 0, 0))
+        draw.rectangle((px, y + 1, px + 14, y + 15), fill=colour, outline=(0, 0, 0))
         name = FACTION_NAMES[faction] if faction >= 0 else "(undrafted)"
         marks = ""
         if seat == s.active_seat:
             marks += " <active"
         if s.ally >= 0 and faction == s.ally:
             marks += " (ally)"
-        draw.text((px + 18, y), f"{seat} {name}{marks}", fill=(0, 0, 0), font=font)
-        y += 15
+        draw.text((px + 20, y), f"{seat} {name}{marks}", fill=(0, 0, 0), font=font)
+        y += 18
         if faction >= 0:
             u = s.units[faction]
             card = sum(u[uidx(CARD, t)] for t in range(NUM_UNIT_TYPES))
@@ -325,12 +375,12 @@ def render_rgb(state: GameState) -> np.ndarray:
             if s.snooper_holder == faction:
                 extra += " Sn"
             draw.text(
-                (px + 18, y),
-                f"card {card} res {reserve} ldr {s.leaders[faction][0]}{extra}",
+                (px + 20, y),
+                f"card {card}  reserve {reserve}  leaders {s.leaders[faction][0]}{extra}",
                 fill=(60, 60, 60),
-                font=font,
+                font=small,
             )
-            y += 16
+            y += 19
     y += 6
     if s.phase == Phase.GAME_OVER:
         text = (

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
-OpponentsSpec = Policy | Sequence[Policy | None] | Mapping[Any, Policy] | None
+OpponentsSpec = str | Policy | Sequence[Policy | str | None] | Mapping[Any, Policy | str] | None
 MAX_REDEALS = 100  # deals tried before giving up on a game that ends before the learner acts
 _MAX_GAME_SEED = 2**63 - 1
 
@@ -46,13 +46,24 @@ def parse_learner(learner: int | str, num_players: int, name_mapping: Mapping[st
     )
 
 
+def named_policy(name: str, seat: int) -> Policy:
+    """The policy registered as `name` (see `dune_env.policies.load_policy`), seeded by seat."""
+    from ..policies.registry import load_policy
+
+    policy: Any = load_policy(name, seed=seat)
+    return policy  # an engine policy: the environments call its act(game, seat)
+
+
 def parse_opponents(
     opponents: OpponentsSpec, num_players: int, name_mapping: Mapping[str, int]
 ) -> list[Policy | None]:
-    """The policy of every seat (None: uniformly random) from any accepted form."""
+    """The policy of every seat (None: uniformly random) from any accepted form; a string is
+    a registered policy name ("aggressive") or any spec `load_policy` accepts."""
     n = num_players
     if opponents is None:
         return [None] * n
+    if isinstance(opponents, str):
+        return [named_policy(opponents, seat) for seat in range(n)]
     if is_policy(opponents):
         return [opponents] * n  # type: ignore[list-item]
     if isinstance(opponents, Mapping):
@@ -61,6 +72,8 @@ def parse_opponents(
             seat = name_mapping.get(key, key)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
                 raise ValueError(f"opponents key {key!r} is not a seat 0..{n - 1} or an agent name")
+            if isinstance(policy, str):
+                policy = named_policy(policy, seat)
             if not is_policy(policy):
                 raise TypeError(f"opponents[{key!r}] must be a policy, not {policy!r}")
             table[seat] = policy
@@ -68,13 +81,18 @@ def parse_opponents(
     if isinstance(opponents, Sequence):
         if len(opponents) != n:
             raise ValueError(f"opponents has {len(opponents)} entries; give one per seat ({n})")
+        seats: list[Policy | None] = []
         for i, entry in enumerate(opponents):
+            if isinstance(entry, str):
+                entry = named_policy(entry, i)
             if entry is not None and not is_policy(entry):
                 raise TypeError(f"opponents[{i}] must be a policy or None, not {entry!r}")
-        return list(opponents)
+            seats.append(entry)
+        return seats
     raise TypeError(
-        "opponents must be a callable (observation, action_mask) -> action, a sequence of "
-        f"them by seat, or a dict {{seat: callable}}; got {type(opponents).__name__}"
+        "opponents must be a callable (observation, action_mask) -> action, an engine policy, "
+        "a policy name, a sequence of them by seat, or a dict {seat: policy}; got "
+        f"{type(opponents).__name__}"
     )
 
 

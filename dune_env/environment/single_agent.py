@@ -7,8 +7,10 @@
 - Observation: the learner's flat observation vector (`OBS_LAYOUT`, Box float32); the legal
   actions are `env.action_masks()` (bool, for sb3-contrib's MaskablePPO) and `info["action_mask"]`
   is not provided, to keep the per-step info small.
-- Opponents: callables `(observation, action_mask) -> action id` or engine policies (objects
-  with `act(game, seat) -> option`, like the built-in heuristics), one for all seats, a
+- Opponents: callables `(observation, action_mask) -> action id`, engine policies (objects
+  with `act(game, seat) -> option`, like the built-in heuristics) or policy names
+  (`opponents="aggressive"`, loaded once per seat with `load_policy(name, seed=seat)`), one for
+  all seats, a
   sequence indexed by seat, or a dict {seat or agent name: policy}; seats without a policy
   play uniformly at random among legal actions with the wrapper's seeded generator.
   `opponent_sampler(rng) -> opponents` is called at every reset instead, for opponent pools.

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dune_env
-from dune_env.environment.render import FACTION_COLOURS, _anchor
+from dune_env.environment.render import FACTION_COLOURS, unit_box
 
 from .helpers import play, random_action
 
@@ -66,8 +66,8 @@ def test_rgb_array_shows_units_storm_and_survives_game_end() -> None:
         present = [f for f in range(8) if s.units[f][region * 2] + s.units[f][region * 2 + 1]]
         if not present:
             continue
-        x, y = _anchor(region)
-        patch = first[int(y) : int(y) + 14, int(x) - 36 : int(x) - 14]
+        x0, y0, x1, y1 = unit_box(region, 0)
+        patch = first[int(y0) + 1 : int(y1), int(x0) + 1 : int(x1)]
         colour = np.array(FACTION_COLOURS[present[0]])
         assert (np.abs(patch.astype(int) - colour).sum(axis=2) < 10).any(), region
         checked += 1
@@ -75,3 +75,18 @@ def test_rgb_array_shows_units_storm_and_survives_game_end() -> None:
     play(env, rng)
     last = env.render()
     assert last.shape == first.shape and not np.array_equal(last, first)
+
+
+def test_rgb_frame_has_a_legend_and_a_readable_font() -> None:
+    """The frame carries a key of every faction colour under the map, and text is drawn with a
+    scalable font of at least 13 px (Pillow's 10 px bitmap font was too small to read)."""
+    from dune_env.environment import render
+
+    env = dune_env.raw_env(num_players=3, render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert isinstance(frame, np.ndarray)
+    legend = frame[render._MAP_SIZE :, :, :].astype(int)
+    for colour in FACTION_COLOURS:  # every faction's swatch, also those not in this game
+        assert (np.abs(legend - np.array(colour)).sum(axis=2) < 6).sum() >= 100, colour
+    assert render._font().size >= 13

@@ -1,0 +1,77 @@
+"""`dune-play`: play Dune, the Dice Game against the built-in bots.
+
+    dune-play --players 4 --you 0 --opponents aggressive economic ppo-4p
+    dune-play --web                       # the same in the browser, on http://127.0.0.1:8765/
+
+In the terminal: the board as text, your legal options by number; u undoes your last decision,
+s FILE saves the game in progress, l FILE loads one, h lists the commands.  The bots' moves are
+narrated.  Opponents fill the other seats in seat order (the list repeats if short).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..replay.cli import HelpFormatter
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ..policies.registry import policy_names
+
+    parser = argparse.ArgumentParser(
+        prog="dune-play", description=__doc__, formatter_class=HelpFormatter
+    )
+    parser.add_argument("--players", type=int, default=4, help="3 to 8")
+    parser.add_argument("--you", type=int, default=0, help="your seat (0 plays first)")
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["aggressive", "economic", "random"],
+        metavar="POLICY",
+        help=f"bots for the other seats: {', '.join(policy_names())}, or module:attr",
+    )
+    parser.add_argument("--seed", type=int, help="game seed (default: a random one, printed)")
+    parser.add_argument("--load", metavar="FILE", help="continue a saved game")
+    parser.add_argument("--web", action="store_true", help="play in the browser instead")
+    parser.add_argument("--port", type=int, default=8765, help="port of --web (127.0.0.1 only)")
+    parser.add_argument(
+        "--no-browser", action="store_true", help="with --web: do not open a browser window"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..engine import ConfigError
+    from ..policies.registry import PolicyLoadError
+    from .session import PlayError, PlaySession
+
+    args = build_parser().parse_args(argv)
+    try:
+        session = PlaySession(args.players, args.you, args.opponents, args.seed)
+        if args.load:
+            session.load(args.load)
+    except (PlayError, PolicyLoadError, ConfigError) as exc:
+        print(f"dune-play: {exc}", file=sys.stderr)
+        return 2
+    if args.web:
+        from .web import serve
+
+        return serve(session, port=args.port, open_browser=not args.no_browser)
+    from .terminal import run
+
+    def read() -> str | None:
+        try:
+            return input("> ")
+        except EOFError:
+            return None
+
+    try:
+        return run(session, read, sys.stdout)
+    except KeyboardInterrupt:
+        print("\nInterrupted.")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

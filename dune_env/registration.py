@@ -1,0 +1,26 @@
+"""Gymnasium registration of the single-agent view: `gymnasium.make("dune_env/Dune-v0", ...)`.
+
+A top-level module so that registering imports Gymnasium only (the environment itself is
+imported by `make`).
+
+Keyword arguments of `make` go to `DuneSingleAgentEnv` (learner, opponents, illegal_penalty,
+opponent_sampler and every game option, e.g. num_players=4).  The version follows `dune_v0`:
+both are bumped together (see CHANGELOG.md, "Versions of the environment").
+"""
+
+from __future__ import annotations
+
+GYMNASIUM_ID = "dune_env/Dune-v0"
+
+
+def register_gymnasium_envs() -> None:
+    """Register "dune_env/Dune-v0" once (idempotent)."""
+    import gymnasium
+
+    if GYMNASIUM_ID in gymnasium.registry:
+        return
+    gymnasium.register(
+        id=GYMNASIUM_ID,
+        entry_point="dune_env.environment.single_agent:DuneSingleAgentEnv",
+        # No time limit: the game ends by itself (six rounds at most, DEF-3).
+    )

@@ -1,0 +1,106 @@
+"use strict";
+// The live page of `dune-play --web`: asks the local server for the position, sends choices.
+(function () {
+  const B = window.DuneBoard;
+  const meta = JSON.parse(document.getElementById("meta").textContent);
+  const layers = B.buildMap(document.getElementById("map"), meta);
+  const you = String(meta.you);
+  const status = document.getElementById("status");
+  const message = document.getElementById("message");
+  let busy = false;
+  let lastEv = 0;
+  let moves = 0;
+
+  document.getElementById("title").textContent = meta.title;
+  const legend = document.getElementById("legend");
+  meta.factionNames.forEach((name, f) => {
+    const span = B.el("span");
+    span.appendChild(B.swatch(meta, f));
+    span.appendChild(document.createTextNode(name));
+    legend.appendChild(span);
+  });
+  for (const key of ["F Fortress", "H Harvester", "O Ornithopter", "* strategic", "shaded: the storm", "green dashes: movement target", "red outline: battle"]) {
+    legend.appendChild(B.el("span", {}, key));
+  }
+
+  function draw(state) {
+    const frame = state.frame;
+    B.drawPosition(layers, meta, frame);
+    B.drawStatus(document.getElementById("state"), meta, frame);
+    B.drawSeats(document.getElementById("seats"), meta, frame, meta.policies);
+    B.drawSecrets(document.getElementById("secrets"), meta, frame, you);
+    const head = document.getElementById("decision");
+    const choices = document.getElementById("choices");
+    B.clear(choices);
+    if (state.over) {
+      const won = frame.winners.includes(meta.you);
+      head.textContent = `Game over: ${frame.winners.length ? "seat(s) " + frame.winners.join(", ") + " won" : "nobody won"}. ${won ? "You win!" : "You lose."}`;
+    } else if (state.yourTurn) {
+      head.textContent = `${frame.decision.kind}: choose one of ${frame.decision.legal.length}`;
+      frame.decision.legal.forEach((id, i) => {
+        const button = B.el("button", { "data-action": id, class: "choice" }, `${i + 1}. ${state.names[String(id)]}`);
+        button.addEventListener("click", () => post("/api/act", { action: id }));
+        choices.appendChild(button);
+      });
+    } else {
+      head.textContent = "Waiting for the bots...";
+    }
+    const log = document.getElementById("log");
+    B.clear(log);
+    state.events.forEach((line, i) => log.appendChild(B.el("div", { class: i >= lastEv ? "new" : "" }, line)));
+    log.scrollTop = log.scrollHeight;
+    lastEv = state.events.length;
+    status.textContent = state.over ? "game over" : `round ${frame.round} · seed ${state.seed} · your moves ${moves}`;
+    status.setAttribute("data-over", state.over ? "1" : "0");
+    status.setAttribute("data-your-turn", state.yourTurn ? "1" : "0");
+  }
+
+  async function request(path, options) {
+    busy = true;
+    document.body.setAttribute("data-busy", "1");
+    try {
+      const response = await fetch(path, options);
+      const data = await response.json();
+      if (!response.ok) {
+        message.textContent = data.error || `error ${response.status}`;
+        return;
+      }
+      message.textContent = "";
+      if (path === "/api/act") moves++;
+      if (path === "/api/new" || path === "/api/load") { lastEv = 0; moves = 0; }
+      draw(data);
+    } catch (error) {
+      message.textContent = `the server did not answer (${error})`;
+    } finally {
+      busy = false;
+      document.body.setAttribute("data-busy", "0");
+    }
+  }
+
+  function post(path, body) {
+    if (busy) return Promise.resolve();
+    return request(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+  }
+
+  document.getElementById("undo").addEventListener("click", () => post("/api/undo"));
+  document.getElementById("new").addEventListener("click", () => post("/api/new"));
+  document.getElementById("load").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    let data;
+    try { data = JSON.parse(await file.text()); } catch (error) { message.textContent = "that file is not JSON"; return; }
+    post("/api/load", data);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT") return;
+    const n = Number(event.key);
+    if (n >= 1 && n <= 9) {
+      const button = document.querySelectorAll("#choices button")[n - 1];
+      if (button) button.click();
+    } else if (event.key === "u") {
+      post("/api/undo");
+    }
+  });
+  window.dunePlay = { busy: () => busy };
+  request("/api/state", {});
+})();

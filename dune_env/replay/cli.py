@@ -1,0 +1,71 @@
+"""`dune-replay`: a game as one self-contained HTML file to step through in a browser.
+
+    dune-replay --policies aggressive economic random random --seed 3 --out game.html
+    dune-replay game.json --out game.html            # a replay file or an engine snapshot
+    dune-replay --benchmark runs/benchmark --game 17 --out game17.html
+
+--save-record also writes the replay record (configuration, seed, chosen options) as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The module docstring as written, and every option's default after its help."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dune-replay", description=__doc__, formatter_class=HelpFormatter
+    )
+    parser.add_argument("file", nargs="?", help="a replay record or engine snapshot (JSON)")
+    parser.add_argument(
+        "--policies", nargs="+", metavar="POLICY", help="play a fresh game between these policies"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fresh game")
+    parser.add_argument(
+        "--players", type=int, help="players of the fresh game (default: one per policy)"
+    )
+    parser.add_argument("--benchmark", metavar="DIR", help="a dune-bench --out folder")
+    parser.add_argument("--game", type=int, help="game index in that benchmark (results.csv)")
+    parser.add_argument("--out", default="replay.html", help="the HTML file to write")
+    parser.add_argument("--save-record", metavar="JSON", help="also write the replay record")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..engine import ConfigError
+    from ..policies.registry import PolicyLoadError
+    from .html import write_replay_html
+    from .record import ReplayError, ReplayRecord, benchmark_record, play_policies
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    sources = [args.file is not None, args.policies is not None, args.benchmark is not None]
+    if sum(sources) != 1:
+        parser.error("give exactly one of: a FILE, --policies ..., or --benchmark DIR --game N")
+    if args.benchmark is not None and args.game is None:
+        parser.error("--benchmark needs --game N (the game index of results.csv)")
+    try:
+        if args.file is not None:
+            record = ReplayRecord.load(args.file)
+        elif args.policies is not None:
+            record = play_policies(args.policies, seed=args.seed, num_players=args.players)
+        else:
+            record = benchmark_record(args.benchmark, args.game)
+        path = write_replay_html(record, args.out)
+        if args.save_record:
+            Path(args.save_record).write_text(record.to_json())
+    except (ReplayError, PolicyLoadError, ConfigError, OSError) as exc:
+        print(f"dune-replay: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} ({path.stat().st_size // 1024} KiB, {len(record.options) + 1} decisions)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,269 @@
+"""What a replay is made of: a game's configuration, its seed (or its chance outcomes) and the
+options the players chose.  Everything else is recomputed by the engine.
+
+    record = ReplayRecord.from_game(game, seed=3, policies=["aggressive", "random", "random"])
+    record = play_policies(["aggressive", "economic", "random", "random"], seed=3)
+    record = ReplayRecord.from_snapshot(snapshot)              # a snapshot holds its chance
+    record = benchmark_record("runs/benchmark", game_index=17) # a dune-bench game, replayed
+
+`ReplayRecord.to_json()` is the replay file format ("dune-env-replay", version 1); a file with
+an engine snapshot (docs/snapshot.md) is read as well.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engine import Game, GameConfig
+from ..engine.game import advance
+from ..engine.state import GameState
+from ..engine.steps.setup import begin_setup
+
+REPLAY_FORMAT = "dune-env-replay"
+REPLAY_VERSION = 1
+
+
+class ReplayError(ValueError):
+    """A replay source that cannot be replayed (bad file, unknown game index, mismatch)."""
+
+
+@dataclass(frozen=True)
+class ReplayRecord:
+    """A game as (configuration, seed or chance outcomes, chosen options).
+
+    `seed` rebuilds the dice; a record from a snapshot has no seed but the list of every chance
+    outcome of the game (`chance`), which are replayed as forced outcomes.  `policies` and
+    `title` are labels only."""
+
+    config: dict[str, Any]
+    options: tuple[int, ...]
+    seed: int | None = None
+    chance: tuple[int, ...] | None = None
+    policies: tuple[str, ...] = ()
+    title: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.seed is None) == (self.chance is None):
+            raise ReplayError("a replay record needs exactly one of seed and chance")
+
+    # --- building ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_game(
+        cls, game: Game, seed: int, policies: Sequence[str] = (), title: str = ""
+    ) -> ReplayRecord:
+        """The record of `game`, which was created with `Game(game.config, seed)`."""
+        return cls(
+            config=game.config.to_dict(),
+            options=tuple(game.chosen_options()),
+            seed=seed,
+            policies=tuple(policies),
+            title=title,
+        )
+
+    @classmethod
+    def from_snapshot(cls, snapshot: dict[str, Any], title: str = "") -> ReplayRecord:
+        """A snapshot's history holds every chosen option and every chance outcome: enough to
+        replay the game from its start without the seed."""
+        try:
+            game = Game.restore(snapshot)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ReplayError(f"not a valid engine snapshot: {exc}") from exc
+        history = game.state.history
+        chance = tuple(v for row in history for v in row[4:])
+        return cls(
+            config=game.config.to_dict(),
+            options=tuple(game.chosen_options()),
+            chance=chance,
+            title=title,
+        )
+
+    # --- files ---------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": REPLAY_FORMAT,
+            "version": REPLAY_VERSION,
+            "config": self.config,
+            "seed": self.seed,
+            "options": list(self.options),
+            "policies": list(self.policies),
+            "title": self.title,
+        }
+        if self.chance is not None:
+            data["chance"] = list(self.chance)
+        if self.extra:
+            data["extra"] = self.extra
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ReplayRecord:
+        """A replay record, or an engine snapshot (recognised by its `rng` field)."""
+        if not isinstance(data, dict):
+            raise ReplayError(f"a replay file holds a JSON object, not {type(data).__name__}")
+        if data.get("format") != REPLAY_FORMAT:
+            if "rng" in data and "history" in data:
+                return cls.from_snapshot(data)
+            raise ReplayError(
+                f"not a replay: expected a JSON object with format {REPLAY_FORMAT!r} or an "
+                "engine snapshot (docs/snapshot.md)"
+            )
+        if data.get("version") != REPLAY_VERSION:
+            raise ReplayError(
+                f"replay version {data.get('version')!r} is not supported (this reader reads "
+                f"version {REPLAY_VERSION})"
+            )
+        try:
+            seed = data.get("seed")
+            chance = data.get("chance")
+            return cls(
+                config=dict(data["config"]),
+                options=tuple(int(o) for o in data["options"]),
+                seed=None if seed is None else int(seed),
+                chance=None if chance is None else tuple(int(c) for c in chance),
+                policies=tuple(str(p) for p in data.get("policies", ())),
+                title=str(data.get("title", "")),
+                extra=dict(data.get("extra", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReplayError(f"malformed replay record: {exc!r}") from exc
+
+    @classmethod
+    def load(cls, path: str | Path) -> ReplayRecord:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReplayError(f"{path} is not JSON: {exc}") from exc
+        return cls.from_dict(data)
+
+    # --- replaying -----------------------------------------------------------------------------
+
+    def game_config(self) -> GameConfig:
+        """The configuration, with the event log on (it changes nothing else in the game)."""
+        try:
+            return GameConfig.from_dict({**self.config, "record_events": True})
+        except (ValueError, TypeError) as exc:
+            raise ReplayError(f"bad game configuration in the replay: {exc}") from exc
+
+    def start(self) -> Game:
+        """The game at its first decision."""
+        config = self.game_config()
+        if self.seed is not None:
+            return Game(config, self.seed)
+        state = GameState(config, 0)
+        state.rng.forced = list(self.chance or ())
+        state.history.append([-1, -1, -1, 0])  # as Game() does: chance before the first decision
+        begin_setup(state)
+        advance(state)
+        return Game.from_state(state)
+
+
+def play_policies(
+    policies: Sequence[str],
+    seed: int = 0,
+    num_players: int | None = None,
+    config: dict[str, Any] | None = None,
+) -> ReplayRecord:
+    """Play a fresh game between named policies (seat s gets policies[s % len], seeded as the
+    benchmark harness seeds them) and return its record."""
+    from ..policies.registry import load_policy
+
+    n = num_players or len(policies)
+    if len(policies) > n:
+        raise ReplayError(f"{len(policies)} policies for {n} seats: give at most one per seat")
+    names = [policies[s % len(policies)] for s in range(n)]
+    game_config = GameConfig.from_dict({**(config or {}), "num_players": n})
+    game = Game(game_config, seed)
+    bots = [load_policy(name, seed=seat) for seat, name in enumerate(names)]
+    _reseed(bots, seed)
+    _play(game, bots)
+    return ReplayRecord.from_game(game, seed, names, title=f"{' vs '.join(names)}, seed {seed}")
+
+
+def _reseed(bots: Sequence[Any], seed: int) -> None:
+    for seat, bot in enumerate(bots):
+        reseed = getattr(bot, "reseed", None)
+        if reseed is not None:
+            reseed(seed * 16 + seat)  # as dune_env.harness.runner.play_game
+
+
+def _play(game: Game, bots: Sequence[Any]) -> None:
+    while not game.terminal:
+        seat = game.state.pending_seat
+        game.apply(bots[seat].act(game, seat))
+
+
+def benchmark_record(out_dir: str | Path, game_index: int) -> ReplayRecord:
+    """Replay game `game_index` of a `dune-bench --out out_dir` run.
+
+    The harness's schedule is a function of its arguments (kept in summary.json), so the game's
+    seats, factions and seed are recomputed, the game is played again by freshly seeded
+    policies, and the outcome is checked against results.csv."""
+    from ..harness.runner import schedule
+
+    directory = Path(out_dir)
+    try:
+        meta = json.loads((directory / "summary.json").read_text())["meta"]
+        policies, players = list(meta["policies"]), int(meta["num_players"])
+        games, seed = int(meta["games_requested"]), int(meta["seed"])
+        config = dict(meta.get("config") or {})
+    except (OSError, KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(
+            f"{directory} is not a dune-bench --out folder with a readable summary.json ({exc})"
+        ) from exc
+    if not 0 <= game_index < games:
+        raise ReplayError(
+            f"game index {game_index} is out of range: that run has games 0..{games - 1}"
+        )
+    spec = schedule(policies, players, games, seed, config)[game_index]
+    from ..policies.registry import load_policy
+
+    game_config = GameConfig(
+        num_players=spec.num_players, faction_mode="assigned", factions=spec.factions, **config
+    )
+    game = Game(game_config, spec.seed)
+    bots = [load_policy(name, seed=seat) for seat, name in enumerate(spec.seat_policies)]
+    for seat, bot in enumerate(bots):
+        reseed = getattr(bot, "reseed", None)
+        if reseed is not None:
+            reseed(spec.seed * 16 + seat)
+    _play(game, bots)
+    expected = _results_rows(directory, game_index)
+    if expected:
+        decisions = {int(r["decisions"]) for r in expected}
+        winners = sorted(int(r["seat"]) for r in expected if r["won"] == "1")
+        if decisions != {game.state.decision_count} or winners != sorted(game.winners):
+            raise ReplayError(
+                f"game {game_index} replays differently from results.csv ({decisions} decisions, "
+                f"winners {winners}; replay: {game.state.decision_count}, {sorted(game.winners)})"
+                ": the policies or the engine changed since the benchmark"
+            )
+    return ReplayRecord(
+        config=game.config.to_dict(),
+        options=tuple(game.chosen_options()),
+        seed=spec.seed,
+        policies=tuple(spec.seat_policies),
+        title=f"benchmark {directory.name}, game {game_index} (seed {spec.seed})",
+        extra={"benchmark": str(directory), "game": game_index},
+    )
+
+
+def _results_rows(directory: Path, game_index: int) -> list[dict[str, str]]:
+    path = directory / "results.csv"
+    if not path.exists():
+        return []
+    with path.open(newline="") as handle:
+        return [row for row in csv.DictReader(handle) if row.get("game") == str(game_index)]

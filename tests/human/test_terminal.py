@@ -1,0 +1,118 @@
+"""Human play in the terminal (issue 14, section 2): a whole game driven through stdin, undo,
+save and load, clear errors, and only the human seat's own secrets shown."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dune_env.engine.constants import Faction
+from dune_env.human import PlayError, PlaySession
+from dune_env.human.terminal import run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _dune_play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dune_env.human", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=600,
+    )
+
+
+def test_a_whole_game_through_stdin() -> None:
+    done = _dune_play(
+        "--players", "4", "--you", "1", "--opponents", "aggressive", "economic", "ppo-4p",
+        "--seed", "5", stdin="h\nb\n" + "1\n" * 3000,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "seat 0: aggressive, seat 1: you, seat 2: economic, seat 3: ppo-4p" in out
+    assert "u, undo" in out  # the help
+    assert "Your decision (seat 1," in out and "    1. " in out
+    assert "You: " in out
+    assert "  | " in out  # the bots' moves narrated
+    assert "Game over." in out and "(you)" in out
+    assert "Region" in out and "Pending: seat 1" in out  # the board as text
+
+
+def _script(lines: list[str]) -> tuple[io.StringIO, object]:
+    queue = list(lines)
+    out = io.StringIO()
+
+    def read() -> str | None:
+        return queue.pop(0) if queue else None
+
+    return out, read
+
+
+def test_undo_save_and_load(tmp_path: Path) -> None:
+    session = PlaySession(3, 0, ["random"], seed=3)
+    session.play_bots()
+    start = session.game.snapshot()
+    save = tmp_path / "game.json"
+    out, read = _script(["2", "u", f"s {save}", "1", "1", f"l {save}", "b", "q"])
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "Took back your last decision." in text
+    assert f"Saved to {save}." in text and f"Loaded {save}." in text
+    assert session.game.snapshot() == start  # loaded the position saved after the undo
+    saved = json.loads(save.read_text())
+    assert saved["format"] == "dune-env-play" and saved["you"] == 0
+    assert saved["seat_policies"] == [None, "random", "random"]
+
+
+def test_bad_commands_are_one_line_errors(tmp_path: Path) -> None:
+    session = PlaySession(3, 0, ["random"], seed=3)
+    out, read = _script(["999", "u", "zap", f"l {tmp_path / 'nope.json'}", "s", "q"])
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    errors = [line for line in out.getvalue().splitlines() if line.startswith("! ")]
+    assert errors[0].startswith("! choose a number from 1 to ")
+    assert errors[1] == "! nothing to undo: you have not decided anything yet"
+    assert errors[2] == "! unknown command 'zap' (h for help)"
+    assert errors[3].startswith("! cannot read ") and "No such file" in errors[3]
+    assert errors[4] == "! save needs a file name: s FILE"
+    with pytest.raises(PlayError, match="not one of your legal options"):
+        session.choose(-5)
+    bad = _dune_play("--opponents", "nosuchbot", stdin="")
+    assert bad.returncode == 2 and bad.stderr.startswith("dune-play: unknown policy 'nosuchbot'")
+    assert len(bad.stderr.strip().splitlines()) == 1
+    seat = _dune_play("--players", "3", "--you", "5", stdin="")
+    assert seat.returncode == 2 and "--you 5 is not a seat: use 0..2" in seat.stderr
+
+
+def test_the_human_sees_only_their_own_secrets() -> None:
+    """BATTLE-5 and BG-0: what the session shows the human beyond the public board is their own
+    bid in progress and, as the Bene Gesserit, their own prediction; nothing of other seats."""
+    saw_prediction = saw_bid = finished = False
+    for seed in range(40):
+        session = PlaySession(5, 2, ["aggressive"], seed=seed)
+        chooser = random.Random(seed)
+        session.play_bots()
+        while not session.over:
+            state = session.game.state
+            known = session.your_knowledge() or {}
+            bg = state.seat_faction[2] == Faction.BENE_GESSERIT
+            assert ("prediction" in known) == (bg and state.bg_prediction >= 0)
+            saw_prediction |= "prediction" in known
+            if "bid" in known:
+                side = 0 if state.active_seat == 2 else 1
+                assert known["bid"] == [state.bid_units[side], state.bid_leaders[side]]
+                saw_bid = True
+            assert set(session.frame()["know"]) == {"2"}
+            session.choose(chooser.choice(session.options())[0])
+        finished = True
+        if saw_prediction and saw_bid:
+            break
+    assert finished and saw_prediction and saw_bid

@@ -1,0 +1,126 @@
+"""The replay viewer in a real headless Chromium (issue 14, section 1): open a generated file,
+step through it with the buttons, the keyboard and the slider, check the board against the
+engine at several decisions, switch the seat view, take a screenshot, see no console errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dune_env.replay import ReplayRecord, build_frames, play_policies, write_replay_html
+
+from .helpers import browser_page, game_at, units_on_map
+
+UNITS_JS = """() => [...document.querySelectorAll('#map .unit')].map(g => [
+    Number(g.dataset.region), Number(g.dataset.faction),
+    Number(g.dataset.regular), Number(g.dataset.elite)])"""
+SEATS_JS = """() => [...document.querySelectorAll('#seats tr[data-card]')].map(tr => [
+    Number(tr.dataset.seat), Number(tr.dataset.card), Number(tr.dataset.reserve)])"""
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReplayRecord, dict, Path]:
+    record = play_policies(["aggressive", "economic", "random", "random", "aggressive"], seed=4)
+    path = write_replay_html(record, tmp_path_factory.mktemp("replay") / "game.html")
+    return record, build_frames(record), path
+
+
+def _check_board(page: object, record: ReplayRecord, frame: int) -> None:
+    game = game_at(record, frame)
+    s = game.state
+    assert page.evaluate(UNITS_JS) == units_on_map(game)  # type: ignore[attr-defined]
+    seats = page.evaluate(SEATS_JS)  # type: ignore[attr-defined]
+    expected = []
+    for seat, f in enumerate(s.seat_faction):
+        u = s.units[f]
+        expected.append([seat, u[20] + u[21], u[22] + u[23]])
+    assert seats == expected
+    storm = page.get_attribute("#map .storm", "data-sector")  # type: ignore[attr-defined]
+    assert storm == str(s.storm_sector)
+    tokens = page.evaluate(  # type: ignore[attr-defined]
+        "() => [...document.querySelectorAll('#map .token')].map(g => "
+        "[Number(g.dataset.region), Number(g.dataset.token)])"
+    )
+    assert tokens == [[r, t] for r, t in enumerate(s.region_token) if t >= 0]
+    round_line = page.text_content("#round-line")  # type: ignore[attr-defined]
+    assert round_line is not None and round_line.startswith(f"Round {s.round}/6")
+
+
+def test_viewer_steps_through_a_game_in_chromium(
+    replay: tuple[ReplayRecord, dict, Path], tmp_path: Path
+) -> None:
+    record, data, path = replay
+    frames = data["frames"]
+    with browser_page() as (page, errors):
+        page.goto(path.as_uri())
+        assert page.get_attribute("#status", "data-frame") == "0"
+        _check_board(page, record, 0)
+        page.click("#next")
+        page.click("#next")
+        assert page.get_attribute("#status", "data-frame") == "2"
+        _check_board(page, record, 2)
+        page.keyboard.press("ArrowRight")
+        assert page.get_attribute("#status", "data-frame") == "3"
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")
+        assert page.get_attribute("#status", "data-frame") == "1"
+        _check_board(page, record, 1)
+        middle = len(frames) // 2
+        page.eval_on_selector(
+            "#slider", f"(s) => {{ s.value = '{middle}'; s.dispatchEvent(new Event('input')); }}"
+        )
+        assert page.get_attribute("#status", "data-frame") == str(middle)
+        _check_board(page, record, middle)
+        # The chosen option is marked among the legal ones, by its action-table id.
+        decision = frames[middle]["decision"]
+        chosen = page.get_attribute("#options li.chosen", "data-action")
+        assert chosen == str(decision["chosen"])
+        assert page.locator("#options li").count() == len(decision["legal"])
+        page.keyboard.press("End")
+        last = len(frames) - 1
+        assert page.get_attribute("#status", "data-frame") == str(last)
+        _check_board(page, record, last)
+        assert "Game over" in (page.text_content("#decision") or "")
+        # The event log shows every event up to the frame.
+        assert page.locator("#log div").count() == frames[last]["ev"]
+        page.keyboard.press("Home")
+        assert page.get_attribute("#status", "data-frame") == "0"
+        assert errors == []
+
+
+def test_seat_view_hides_other_seats_bids_in_chromium(
+    replay: tuple[ReplayRecord, dict, Path], tmp_path: Path
+) -> None:
+    """BATTLE-5: seen from a seat that is not bidding, the bid decision's options and choice
+    are hidden, and the bid in progress is not shown; the omniscient view and the bidder's
+    view show them."""
+    record, data, path = replay
+    frames = data["frames"]
+    k = next(
+        i
+        for i, f in enumerate(frames)
+        if f.get("decision", {}).get("kind") == "BID"
+        and f["know"]["all"]["bids"][0][0].count(0) < 16
+    )
+    bidder = frames[k]["decision"]["seat"]
+    other = next(seat for seat in range(5) if seat != bidder and seat != frames[k]["active"])
+    with browser_page() as (page, errors):
+        page.goto(path.as_uri())
+        page.evaluate(f"window.duneReplay.show({k})")
+        assert page.locator("#options li[data-action]").count() == len(
+            frames[k]["decision"]["legal"]
+        )
+        assert "bid in progress" in (page.text_content("#secrets") or "")
+        page.select_option("#view", str(other))
+        assert page.locator("#options li[data-action]").count() == 0
+        assert f"hidden from seat {other}" in (page.text_content("#options") or "")
+        assert "Your side's bid" not in (page.text_content("#secrets") or "")
+        page.select_option("#view", str(bidder))
+        assert page.locator("#options li[data-action]").count() == len(
+            frames[k]["decision"]["legal"]
+        )
+        shot = tmp_path / "replay.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 20_000
+        assert errors == []
