@@ -51,11 +51,16 @@ def run_benchmark(
     progress: bool = False,
     config: dict[str, Any] | None = None,
     plots: bool = True,
+    trust_checkpoints: bool = False,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
-    into `out_dir` (if given).  Rows are written as games finish."""
+    into `out_dir` (if given).  Rows are written as games finish.  `trust_checkpoints` allows
+    pickle-based model files (SB3 .zip, RLlib checkpoints), which can run code: see SECURITY.md."""
     from ..engine import GameConfig
-    from ..policies.registry import load_policy
+    from ..policies.registry import load_policy, trusted
+
+    if trust_checkpoints:  # the opt-in travels with each spec into the worker processes
+        policies = [trusted(p) if isinstance(p, str) else p for p in policies]
 
     GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
     lineup(policies, num_players)  # at most one policy per seat

@@ -251,27 +251,28 @@ def expected_shapes(network: dict[str, Any], obs_size: int, num_actions: int) ->
     return shapes
 
 
-@lru_cache(maxsize=16)
-def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[Any], str]:
-    """(actor tensors [W1, b1, W2, b2, ..., W_out, b_out], activation), loaded once per file
-    version."""
+@lru_cache(maxsize=32)
+def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[np.ndarray], str]:
+    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], activation), loaded once per file
+    version.  Loading uses numpy only: a process that loads and then forks harness workers has
+    not started torch's thread pool (which does not survive a fork)."""
     json_path = Path(json_file)
     desc = read_description(json_path)
     label = str(json_path)
     try:
-        import torch
         from safetensors import SafetensorError
-        from safetensors.torch import load as load_tensors
+        from safetensors.numpy import load as load_tensors
     except ImportError as exc:  # pragma: no cover - the training extra is missing
         raise PolicyLoadError(
             "playing a saved network needs torch and safetensors: pip install 'dune-env[train]'"
         ) from exc
-    tensors_path = json_path.with_name(desc["tensors"]["file"])
+    file_name = desc["tensors"]["file"]
     _expect(
-        tensors_path.parent == json_path.parent and tensors_path.suffix == WEIGHTS_SUFFIX,
+        Path(file_name).name == file_name and Path(file_name).suffix == WEIGHTS_SUFFIX,
         label,
-        f"'tensors.file' must be a {WEIGHTS_SUFFIX} file in the same folder",
+        f"'tensors.file' must name a {WEIGHTS_SUFFIX} file in the same folder",
     )
+    tensors_path = json_path.with_name(file_name)
     _expect(tensors_path.is_file(), label, f"its tensor file {tensors_path.name!r} is missing")
     blob = tensors_path.read_bytes()
     _expect(
@@ -292,18 +293,18 @@ def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[Any], 
         f"the tensor file holds {sorted(set(state) ^ set(shapes))} unexpectedly or lacks them",
     )
     for name, shape in shapes.items():
-        tensor = state[name]
+        array = state[name]
         _expect(
-            tuple(tensor.shape) == shape and tensor.dtype == torch.float32,
+            array.shape == shape and array.dtype == np.float32,
             label,
-            f"tensor {name!r} is {tensor.dtype} {tuple(tensor.shape)}, expected float32 {shape}",
+            f"tensor {name!r} is {array.dtype} {array.shape}, expected float32 {shape}",
         )
-        _expect(bool(torch.isfinite(tensor).all()), label, f"tensor {name!r} is not finite")
+        _expect(bool(np.isfinite(array).all()), label, f"tensor {name!r} is not finite")
     actor = []
     for i in range(len(net["pi"])):
         actor += [state[f"mlp_extractor.policy_net.{2 * i}.{p}"] for p in ("weight", "bias")]
     actor += [state["action_net.weight"], state["action_net.bias"]]
-    return actor, net["activation"]
+    return [np.array(a, copy=True) for a in actor], net["activation"]
 
 
 class WeightsPolicy:
@@ -323,20 +324,25 @@ class WeightsPolicy:
             if p.is_file()
             for x in (p.stat().st_mtime_ns, p.stat().st_size)
         )
-        self.actor, self.activation = _load_network(str(json_path), version)
+        self.arrays, self.activation = _load_network(str(json_path), version)
+        self._actor: list[Any] | None = None  # torch tensors, made at the first decision
         self.path = str(path)
 
     def logits(self, observation: np.ndarray) -> Any:
-        """Unmasked action logits of one observation (a torch tensor of shape (1, actions))."""
+        """Unmasked action logits of one observation (a torch tensor of shape (1, actions)).
+        The layers are those of stable-baselines3's MlpPolicy, so the values are the same."""
         import torch
         import torch.nn.functional as F
 
+        if self._actor is None:
+            self._actor = [torch.from_numpy(a) for a in self.arrays]
+        actor = self._actor
         act = torch.tanh if self.activation == "tanh" else torch.relu
         x = torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
         with torch.no_grad():
-            for i in range(0, len(self.actor) - 2, 2):
-                x = act(F.linear(x, self.actor[i], self.actor[i + 1]))
-            return F.linear(x, self.actor[-2], self.actor[-1])
+            for i in range(0, len(actor) - 2, 2):
+                x = act(F.linear(x, actor[i], actor[i + 1]))
+            return F.linear(x, actor[-2], actor[-1])
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         import torch
