@@ -440,6 +440,10 @@ def save_checkpoint(model: Any, ckpt_dir: Path, keep: int = 3) -> None:
         old.unlink()
 
 
+class ResumeError(RuntimeError):
+    """The run has checkpoints but none of them loads."""
+
+
 def resume_candidates(run_dir: Path) -> list[Path]:
     """The run's checkpoints, newest first: latest.zip, then the numbered ones.  Only regular
     files inside the run directory qualify: the run trusts what it wrote itself, not a link to
@@ -448,9 +452,7 @@ def resume_candidates(run_dir: Path) -> list[Path]:
     found = [ckpt_dir / "latest.zip", *sorted(ckpt_dir.glob(CHECKPOINT_GLOB), reverse=True)]
     root = run_dir.resolve()
     return [
-        p
-        for p in found
-        if p.is_file() and not p.is_symlink() and p.resolve().is_relative_to(root)
+        p for p in found if p.is_file() and not p.is_symlink() and p.resolve().is_relative_to(root)
     ]
 
 
@@ -466,9 +468,7 @@ def checkpoint_steps(path: Path) -> int:
     return steps
 
 
-def resume_from_checkpoint(
-    run_dir: Path, device: str, build_venv: Any
-) -> tuple[Any, Any] | None:
+def resume_from_checkpoint(run_dir: Path, device: str, build_venv: Any) -> tuple[Any, Any] | None:
     """(model, environments) from the newest checkpoint of the run that loads, or None when
     the run has none.  A truncated or corrupt checkpoint (a crash, a full disk) is reported and
     the next older one tried.  `build_venv(start_steps)` makes the environments, seeded for a
@@ -487,7 +487,7 @@ def resume_from_checkpoint(
             model = MaskablePPO.load(path, env=venv, device=device, force_reset=True)
             # load() re-seeds everything (the environments too) with the run's first seed,
             # which would replay the first games: seed this session afresh.
-            model.set_random_seed(session_seed_of(model.seed, model.num_timesteps))
+            model.set_random_seed(session_seed_of(model.seed or 0, model.num_timesteps))
             return model, venv
         except Exception as exc:  # zipfile, json, torch and pickle errors alike
             if venv is not None:
@@ -495,7 +495,7 @@ def resume_from_checkpoint(
             problems.append(f"{path.name}: {type(exc).__name__}: {exc}")
             print(f"checkpoint {path} does not load ({type(exc).__name__}); trying an older one")
     if candidates:
-        raise RuntimeError(
+        raise ResumeError(
             f"no checkpoint of {run_dir} loads: {'; '.join(problems)}; remove its checkpoints "
             "folder to start over, or pass --resume false"
         )
@@ -518,7 +518,6 @@ def session_seed_of(seed: int, start_steps: int) -> int:
 def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, float]:
     """Win rate of the current model with three copies of each baseline, via the harness."""
     from dune_env.harness import run_benchmark
-
     from dune_env.policies.weights import export_policy, weight_paths
 
     export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
@@ -630,7 +629,13 @@ def main(argv: list[str] | None = None) -> int:
     cfg = config_from_cli(
         PPOSelfPlayConfig, sys.argv[1:] if argv is None else argv, "python -m training.ppo_selfplay"
     )
-    train(cfg)
+    from dune_env.policies.registry import PolicyLoadError
+
+    try:
+        train(cfg)
+    except (PolicyLoadError, ResumeError) as exc:
+        print(f"ppo_selfplay: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -1,6 +1,6 @@
 """Convert a MaskablePPO `.zip` into the safe format (`.safetensors` + `.json`).
 
-    python -m dune_env.policies.export runs/ppo/ppo_4p_seed0/final_model.zip my_model --trust-checkpoints
+    python -m dune_env.policies.export final_model.zip my_model --trust-checkpoints
 
 writes my_model.safetensors and my_model.json; `dune-bench --policies my_model.safetensors` then
 loads it without unpickling anything.  Reading the .zip unpickles it, so the conversion itself

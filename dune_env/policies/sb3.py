@@ -52,7 +52,9 @@ def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
         )
 
 
-def load_sb3_policy(path: str, deterministic: bool = True, trust: bool = False) -> ObservationPolicy:
+def load_sb3_policy(
+    path: str, deterministic: bool = True, trust: bool = False
+) -> ObservationPolicy:
     """Play a MaskablePPO .zip; `trust=True` is required (loading unpickles the file)."""
     from .registry import _require_trust
 

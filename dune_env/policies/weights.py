@@ -103,7 +103,9 @@ def _layers(state: dict[str, Any], prefix: str) -> list[int]:
     return sizes
 
 
-def export_policy(model: Any, destination: str | Path, source: dict[str, Any] | None = None) -> Path:
+def export_policy(
+    model: Any, destination: str | Path, source: dict[str, Any] | None = None
+) -> Path:
     """Write a MaskablePPO model's policy network in the safe format; returns the .json path.
 
     `destination` is the file stem (or either file name).  The tensor file is written first and
@@ -128,7 +130,9 @@ def export_policy(model: Any, destination: str | Path, source: dict[str, Any] | 
             f"the model takes observations of shape {obs_shape} and {n_actions} actions; "
             f"dune_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
         )
-    state = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()}
+    state = {
+        k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()
+    }
     tensors_path, json_path = weight_paths(destination)
     blob = save_tensors(state)
     description = {
@@ -194,8 +198,7 @@ def read_description(json_path: Path) -> dict[str, Any]:
     _expect(
         desc.get("format_version") == FORMAT_VERSION,
         label,
-        f"'format_version' is {desc.get('format_version')!r}; this dune-env reads "
-        f"{FORMAT_VERSION}",
+        f"'format_version' is {desc.get('format_version')!r}; this dune-env reads {FORMAT_VERSION}",
     )
     _expect(desc.get("env") == "dune_v0", label, f"made for env {desc.get('env')!r}, not dune_v0")
     _expect(

@@ -130,7 +130,8 @@ def test_trust_reaches_harness_workers_with_each_spec(tmp_path: Path) -> None:
     assert len(play_game(shipped)) == 4
     out = tmp_path / "bench"
     code = main(["--policies", str(model), "random", "--games", "2", "--workers", "1",
-                 "--out", str(out), "--no-progress", "--no-plots", "--trust-checkpoints"])  # fmt: skip
+                 "--out", str(out), "--no-progress", "--no-plots",
+                 "--trust-checkpoints"])  # fmt: skip
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["policies"][str(model)]["seats_played"] == 4
