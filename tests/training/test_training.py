@@ -273,3 +273,19 @@ def test_resume_plays_fresh_games_and_discards_the_saved_last_obs(tmp_path: Path
     assert not np.array_equal(fresh_obs, first_obs)  # but not the first session's games
     for v in (venv, first_session, again):
         v.close()
+
+
+
+def test_resume_trusts_only_regular_files_inside_its_run_directory(tmp_path: Path) -> None:
+    """The run trusts (unpickles) only checkpoints it wrote itself: a checkpoint name that is a
+    link to a file elsewhere is not a resume candidate."""
+    from training.ppo_selfplay import resume_candidates
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "checkpoint_000000256.zip").write_bytes(b"own")
+    outside = tmp_path / "foreign.zip"
+    outside.write_bytes(b"foreign")
+    (run / "checkpoints" / "latest.zip").symlink_to(outside)
+    (run / "checkpoints" / "checkpoint_000000512.zip").symlink_to(outside)
+    assert resume_candidates(run) == [run / "checkpoints" / "checkpoint_000000256.zip"]
