@@ -275,7 +275,6 @@ def test_resume_plays_fresh_games_and_discards_the_saved_last_obs(tmp_path: Path
         v.close()
 
 
-
 def test_resume_trusts_only_regular_files_inside_its_run_directory(tmp_path: Path) -> None:
     """The run trusts (unpickles) only checkpoints it wrote itself: a checkpoint name that is a
     link to a file elsewhere is not a resume candidate."""
