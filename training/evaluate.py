@@ -3,8 +3,13 @@
     python -m training.evaluate runs/ppo/ppo_4p_seed0/final_model.zip --games 200
     python -m training.evaluate runs/rllib/rllib_4p_seed0/checkpoint --opponents random
     python -m training.evaluate ppo-4p
+    python -m training.evaluate my_model.safetensors
 
-The checkpoint (a MaskablePPO .zip, an RLlib checkpoint folder, or a registered name) takes one
+A stable-baselines3 .zip or an RLlib folder is pickle-based (loading it can run code) and needs
+--trust-checkpoints; see SECURITY.md.
+
+The checkpoint (a safe-format .safetensors, a MaskablePPO .zip, an RLlib checkpoint folder, or a
+registered name) takes one
 seat against copies of each opponent, seats and factions rotated; prints its win rate with a 95%
 Wilson interval against each and writes the harness reports under --out.
 """
@@ -30,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "checkpoint",
-        help="MaskablePPO .zip model, RLlib checkpoint folder, or registered policy name",
+        help=".safetensors or .zip model, RLlib checkpoint folder, or registered policy name",
     )
     parser.add_argument(
         "--opponents",
@@ -48,9 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", default="runs/eval", help="folder for the reports (one sub-folder per opponent)"
     )
+    parser.add_argument(
+        "--trust-checkpoints",
+        action="store_true",
+        help="allow a pickle-based checkpoint (SB3 .zip, RLlib folder): it can run code",
+    )
     args = parser.parse_args(argv)
-    try:
-        load_policy(args.checkpoint)  # a clear error now rather than in every worker
+    try:  # a clear error now rather than in every worker
+        load_policy(args.checkpoint, trust=args.trust_checkpoints)
     except PolicyLoadError as exc:
         parser.exit(2, f"evaluate: {exc}\n")
     results = {}
@@ -64,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             workers=args.workers,
             out_dir=Path(args.out) / f"vs_{opponent}",
+            trust_checkpoints=args.trust_checkpoints,
         )
         me = result.summary["policies"][args.checkpoint]
         low, high = me["win_rate_ci95"]

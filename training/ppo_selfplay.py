@@ -15,6 +15,11 @@ Read top to bottom:
    against random and the heuristics, logged to TensorBoard), resumable checkpoints.
 5. The training loop itself, and the final model.
 
+Files: checkpoints (SB3 .zip, for resuming) are pickle-based, so a run loads only those under its
+own run directory; pool snapshots, evaluation copies and the final policy are also written in
+the safe format (.safetensors + .json, see dune_env/policies/weights.py).  Every file is written
+atomically (a temporary file, then a rename), so a crash never leaves a partial one.
+
 The run name is `{config_name}_seed{seed}`; everything goes under `{out_dir}/{run_name}/`.
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -88,11 +94,14 @@ class PPOSelfPlayConfig:
     """Games per evaluation opponent (seats rotated by the harness)."""
     checkpoint_interval: int = 50_000
     """Learner steps between resumable checkpoints."""
+    keep_checkpoints: int = 3
+    """Most recent numbered checkpoints kept (resuming falls back to an older one when the
+    newest does not load)."""
     bc_games: int = 0
     """Behaviour-cloning warm start: games of `bc_policy` demonstrations to imitate before PPO
     (0: start from scratch).  Every seat of every game is a demonstration."""
     bc_policy: str = "aggressive"
-    """The demonstrating policy (a registered name)."""
+    """The demonstrating policy (a registered name or a saved model)."""
     bc_epochs: int = 4
     """Passes over the demonstrations (policy cross-entropy and value regression)."""
     bc_dagger_rounds: int = 0
@@ -104,6 +113,9 @@ class PPOSelfPlayConfig:
     """Resume from {run}/checkpoints/latest.zip if it exists."""
     device: str = "cpu"
     """Torch device."""
+    trust_checkpoints: bool = False
+    """Allow a pickle-based `bc_policy` (an SB3 .zip or RLlib folder), which can run code when
+    loaded.  The run's own checkpoints under its run directory are always trusted."""
 
 
 # --- 2. The opponent pool ------------------------------------------------------------------------
@@ -113,29 +125,23 @@ HEURISTICS = ("aggressive", "economic")
 
 @lru_cache(maxsize=16)
 def _frozen(path: str) -> Any:
-    from sb3_contrib import MaskablePPO
+    from dune_env.policies.weights import WeightsPolicy
 
-    return MaskablePPO.load(path, device="cpu")
+    return WeightsPolicy(path)
 
 
 class FrozenPolicy:
-    """An observation policy playing a saved snapshot greedily."""
+    """An observation policy playing a pool snapshot (safe format) greedily."""
 
     def __init__(self, path: str) -> None:
         self.path = path
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action, _ = _frozen(self.path).predict(
-            observation, action_masks=action_mask.astype(bool), deterministic=True
-        )
-        return int(action)
+        return int(_frozen(self.path)(observation, action_mask))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One forward pass for all the games of a vector env waiting on this snapshot."""
-        actions, _ = _frozen(self.path).predict(
-            observations, action_masks=masks.astype(bool), deterministic=True
-        )
-        return np.asarray(actions).reshape(len(observations))
+        return np.asarray(_frozen(self.path).act_batch(observations, masks))
 
 
 class OpponentPool:
@@ -152,7 +158,8 @@ class OpponentPool:
         self._frozen_policies: dict[str, FrozenPolicy] = {}  # one per snapshot: batched calls
 
     def snapshots(self) -> list[str]:
-        return sorted(str(p) for p in self.pool_dir.glob("snapshot_*.zip"))
+        # The .json description is written last, so each one listed names complete tensors.
+        return sorted(str(p) for p in self.pool_dir.glob("snapshot_*.json"))
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:
         from dune_env.policies.registry import load_policy
@@ -175,7 +182,10 @@ class OpponentPool:
 # --- 3. Environments -----------------------------------------------------------------------------
 
 
-def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int) -> Any:
+def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int, seed: int | None = None) -> Any:
+    """Environment `rank`, first reset with `seed * 1000 + rank` (default: the config's seed)."""
+    base = cfg.seed if seed is None else seed
+
     def thunk() -> Any:
         from stable_baselines3.common.monitor import Monitor
 
@@ -186,7 +196,7 @@ def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int) -> Any:
             num_players=cfg.num_players,
             opponent_sampler=OpponentPool(pool_dir, cfg.num_players, cfg.p_self, cfg.p_heuristic),
         )
-        env.reset(seed=cfg.seed * 1000 + rank)
+        env.reset(seed=base * 1000 + rank)
         if cfg.shaping:
             env = StrategicShaping(env, cfg.shaping, cfg.gamma)
         return Monitor(env)  # episode returns for TensorBoard (rollout/ep_rew_mean)
@@ -215,6 +225,22 @@ def make_vector_env(cfg: PPOSelfPlayConfig, pool_dir: str) -> Any:
     else:
         venv = DuneVecEnv(cfg.envs_per_process, **kwargs)
     return VecMonitor(venv)  # episode returns for TensorBoard (rollout/ep_rew_mean)
+
+
+def build_envs(cfg: PPOSelfPlayConfig, pool_dir: Path, start_steps: int) -> Any:
+    """The `n_envs` environments of a session starting at `start_steps`, seeded with
+    `session_seed` (fresh games after a resume)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    seed = session_seed(cfg, start_steps)
+    venv: Any
+    if cfg.envs_per_process != 1:
+        venv = make_vector_env(cfg, str(pool_dir))
+    else:
+        fns = [make_env(cfg, str(pool_dir), rank, seed) for rank in range(cfg.n_envs)]
+        venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
+    venv.seed(seed)
+    return venv
 
 
 class StrategicShaping(gymnasium.Wrapper):
@@ -271,7 +297,10 @@ def collect_demonstrations(
     from dune_env.policies.registry import load_policy
 
     observer = Observer(cfg.num_players)
-    policies = [load_policy(cfg.bc_policy, seed=cfg.seed * 100 + s) for s in range(8)]
+    policies = [
+        load_policy(cfg.bc_policy, seed=cfg.seed * 100 + s, trust=cfg.trust_checkpoints)
+        for s in range(8)
+    ]
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
@@ -384,12 +413,10 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
         def _on_step(self) -> bool:
             t = self.num_timesteps
             if t >= self.next["snap"]:
-                self.model.save(pool_dir / f"snapshot_{t:09d}.zip")
-                for old in sorted(pool_dir.glob("snapshot_*.zip"))[: -cfg.max_pool]:
-                    old.unlink()
+                save_snapshot(self.model, pool_dir, t, cfg.max_pool)
                 self.next["snap"] += cfg.snapshot_interval
             if t >= self.next["ckpt"]:
-                save_checkpoint(self.model, ckpt_dir)
+                save_checkpoint(self.model, ckpt_dir, cfg.keep_checkpoints)
                 self.next["ckpt"] += cfg.checkpoint_interval
             if self.next["eval"] >= 0 and t >= self.next["eval"]:
                 for name, rate in evaluate_model(self.model, cfg, run_dir).items():
@@ -405,21 +432,134 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
     return CallbackList([Periodic()])
 
 
-def save_checkpoint(model: Any, ckpt_dir: Path) -> None:
-    """Write latest.zip atomically (a crash mid-write never loses the previous one)."""
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    tmp = ckpt_dir / "latest.tmp.zip"
-    model.save(tmp)
-    tmp.replace(ckpt_dir / "latest.zip")
-    (ckpt_dir / "latest.json").write_text(json.dumps({"num_timesteps": model.num_timesteps}))
+def save_model_atomically(model: Any, path: Path) -> None:
+    """`model.save(path)` through a temporary file and a rename: readers (and a resume after a
+    crash) see the previous file or the complete new one, never a partial one."""
+    from dune_env.policies.weights import temporary_path
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_path(path)
+    try:
+        model.save(tmp)
+        with tmp.open("rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_snapshot(model: Any, pool_dir: Path, step: int, max_pool: int) -> None:
+    """Add the learner to the opponent pool (safe format) and drop the oldest snapshots."""
+    from dune_env.policies.weights import export_policy, weight_paths
+
+    export_policy(model, pool_dir / f"snapshot_{step:09d}")
+    for old in sorted(pool_dir.glob("snapshot_*.json"))[:-max_pool]:
+        tensors, description = weight_paths(old)
+        description.unlink()  # first: the pool lists descriptions
+        tensors.unlink(missing_ok=True)
+
+
+CHECKPOINT_GLOB = "checkpoint_*.zip"
+
+
+def save_checkpoint(model: Any, ckpt_dir: Path, keep: int = 3) -> None:
+    """Write checkpoint_{steps}.zip and latest.zip, each atomically, keep the `keep` newest
+    numbered checkpoints, and record the step count in latest.json."""
+    from dune_env.policies.weights import atomic_write_bytes
+
+    numbered = ckpt_dir / f"checkpoint_{model.num_timesteps:09d}.zip"
+    save_model_atomically(model, numbered)
+    atomic_write_bytes(ckpt_dir / "latest.zip", numbered.read_bytes())
+    info = {"num_timesteps": model.num_timesteps, "checkpoint": numbered.name}
+    atomic_write_bytes(ckpt_dir / "latest.json", json.dumps(info).encode())
+    for old in sorted(ckpt_dir.glob(CHECKPOINT_GLOB))[: -max(keep, 1)]:
+        old.unlink()
+
+
+class ResumeError(RuntimeError):
+    """The run has checkpoints but none of them loads."""
+
+
+def resume_candidates(run_dir: Path) -> list[Path]:
+    """The run's checkpoints, newest first: latest.zip, then the numbered ones.  Only regular
+    files inside the run directory qualify: the run trusts what it wrote itself, not a link to
+    a file elsewhere."""
+    ckpt_dir = run_dir / "checkpoints"
+    found = [ckpt_dir / "latest.zip", *sorted(ckpt_dir.glob(CHECKPOINT_GLOB), reverse=True)]
+    root = run_dir.resolve()
+    return [
+        p for p in found if p.is_file() and not p.is_symlink() and p.resolve().is_relative_to(root)
+    ]
+
+
+def checkpoint_steps(path: Path) -> int:
+    """Learner steps of an SB3 checkpoint, read from its JSON `data` entry (nothing unpickled);
+    raises on a truncated or foreign file."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        steps = json.loads(archive.read("data"))["num_timesteps"]
+    if type(steps) is not int or steps < 0:
+        raise ValueError(f"num_timesteps is {steps!r}")
+    return steps
+
+
+def resume_from_checkpoint(run_dir: Path, device: str, build_venv: Any) -> tuple[Any, Any] | None:
+    """(model, environments) from the newest checkpoint of the run that loads, or None when
+    the run has none.  A truncated or corrupt checkpoint (a crash, a full disk) is reported and
+    the next older one tried.  `build_venv(start_steps)` makes the environments, seeded for a
+    session starting at that step count."""
+    from sb3_contrib import MaskablePPO
+
+    candidates = resume_candidates(run_dir)
+    problems = []
+    for path in candidates:
+        venv = None
+        try:
+            venv = build_venv(checkpoint_steps(path))
+            # Trusted: a checkpoint this run wrote under its own run directory (SECURITY.md).
+            # force_reset discards the saved rollout state (_last_obs), which belongs to the
+            # previous session's environments, not to these freshly reset ones.
+            model = MaskablePPO.load(path, env=venv, device=device, force_reset=True)
+            # load() re-seeds everything (the environments too) with the run's first seed,
+            # which would replay the first games: seed this session afresh.
+            model.set_random_seed(session_seed_of(model.seed or 0, model.num_timesteps))
+            return model, venv
+        except Exception as exc:  # zipfile, json, torch and pickle errors alike
+            if venv is not None:
+                venv.close()
+            problems.append(f"{path.name}: {type(exc).__name__}: {exc}")
+            print(f"checkpoint {path} does not load ({type(exc).__name__}); trying an older one")
+    if candidates:
+        raise ResumeError(
+            f"no checkpoint of {run_dir} loads: {'; '.join(problems)}; remove its checkpoints "
+            "folder to start over, or pass --resume false"
+        )
+    return None
+
+
+def session_seed(cfg: PPOSelfPlayConfig, start_steps: int) -> int:
+    """Seed of a training session starting at `start_steps` (environments, opponents, torch):
+    the config's seed for a new run; for a resumed run a fresh one derived from (seed, steps),
+    so resuming continues with new games instead of replaying the first ones."""
+    return session_seed_of(cfg.seed, start_steps)
+
+
+def session_seed_of(seed: int, start_steps: int) -> int:
+    if start_steps == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, start_steps]).generate_state(1)[0] % 1_000_000_000)
 
 
 def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, float]:
     """Win rate of the current model with three copies of each baseline, via the harness."""
     from dune_env.harness import run_benchmark
+    from dune_env.policies.weights import export_policy, weight_paths
 
-    path = run_dir / f"eval_model_{model.num_timesteps:09d}.zip"
-    model.save(path)
+    export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
+    tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
+    path = tensors
     rates = {}
     for opponent in ("random", *HEURISTICS):
         result = run_benchmark(
@@ -434,7 +574,8 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
     (run_dir / "evaluations.jsonl").open("a").write(
         json.dumps({"num_timesteps": model.num_timesteps, **rates}) + "\n"
     )
-    path.unlink()
+    description.unlink()
+    tensors.unlink()
     return rates
 
 
@@ -444,7 +585,6 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
 def train(cfg: PPOSelfPlayConfig) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     run_name = f"{cfg.config_name}_seed{cfg.seed}"
     run_dir = Path(cfg.out_dir) / run_name
@@ -453,17 +593,12 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)
 
-    if cfg.envs_per_process != 1:
-        venv = make_vector_env(cfg, str(run_dir / "pool"))
-    else:
-        fns = [make_env(cfg, str(run_dir / "pool"), rank) for rank in range(cfg.n_envs)]
-        venv = SubprocVecEnv(fns) if cfg.n_envs > 1 else DummyVecEnv(fns)
-    venv.seed(cfg.seed)
+    def build_venv(start_steps: int) -> Any:
+        return build_envs(cfg, run_dir / "pool", start_steps)
 
-    latest = run_dir / "checkpoints" / "latest.zip"
-    if cfg.resume and latest.exists():
-        model = MaskablePPO.load(latest, env=venv, device=cfg.device)
-        model.set_random_seed(cfg.seed + model.num_timesteps)
+    resumed = resume_from_checkpoint(run_dir, cfg.device, build_venv) if cfg.resume else None
+    if resumed is not None:
+        model, venv = resumed
         # The configured optimisation settings apply to the resumed run.
         model.learning_rate = cfg.learning_rate
         model._setup_lr_schedule()
@@ -471,6 +606,7 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
         model.tensorboard_log = str(run_dir / "tb")
         print(f"resuming {run_name} from {model.num_timesteps} steps")
     else:
+        venv = build_venv(0)
         model = MaskablePPO(
             "MlpPolicy",
             venv,
@@ -491,8 +627,9 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
         if cfg.bc_games:
             stats = behaviour_clone(model, cfg)
             (run_dir / "behaviour_cloning.json").write_text(json.dumps(stats, indent=2))
-            model.save(run_dir / "pool" / "snapshot_000000000.zip")  # the imitation, frozen
-    remaining = cfg.total_timesteps - model.num_timesteps
+            save_snapshot(model, run_dir / "pool", 0, cfg.max_pool)  # the imitation, frozen
+    start_steps = model.num_timesteps
+    remaining = cfg.total_timesteps - start_steps
     start = time.perf_counter()
     if remaining > 0:
         model.learn(
@@ -502,18 +639,23 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
             tb_log_name=run_name,
         )
     elapsed = time.perf_counter() - start
-    save_checkpoint(model, run_dir / "checkpoints")
+    save_checkpoint(model, run_dir / "checkpoints", cfg.keep_checkpoints)
     final = run_dir / "final_model.zip"
-    model.save(final)
-    (run_dir / "training.json").write_text(
+    save_model_atomically(model, final)  # to resume or fine-tune (pickle-based)
+    from dune_env.policies.weights import atomic_write_bytes, export_policy
+
+    export_policy(model, run_dir / "final_model")  # to share: final_model.safetensors + .json
+    atomic_write_bytes(
+        run_dir / "training.json",
         json.dumps(
             {
                 "num_timesteps": model.num_timesteps,
                 "seconds_this_session": elapsed,
                 "learner_steps_per_second": max(remaining, 0) / elapsed if elapsed else 0.0,
+                "session_seed": session_seed(cfg, start_steps),
             },
             indent=2,
-        )
+        ).encode(),
     )
     venv.close()
     print(f"saved {final} after {model.num_timesteps} learner steps ({elapsed:.0f} s)")
@@ -524,7 +666,13 @@ def main(argv: list[str] | None = None) -> int:
     cfg = config_from_cli(
         PPOSelfPlayConfig, sys.argv[1:] if argv is None else argv, "python -m training.ppo_selfplay"
     )
-    train(cfg)
+    from dune_env.policies.registry import PolicyLoadError
+
+    try:
+        train(cfg)
+    except (PolicyLoadError, ResumeError) as exc:
+        print(f"ppo_selfplay: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

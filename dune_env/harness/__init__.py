@@ -84,6 +84,7 @@ def run_benchmark(
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     resume: bool = False,
     overwrite: bool = True,
+    trust_checkpoints: bool = False,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
@@ -95,12 +96,15 @@ def run_benchmark(
     results.csv; otherwise an earlier run's files there are replaced, or, with
     `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On
     KeyboardInterrupt the finished games' summary is written (marked incomplete) before the
-    interrupt is re-raised."""
-    from ..policies.registry import load_policy
+    interrupt is re-raised.  `trust_checkpoints` allows pickle-based model files (SB3 .zip,
+    RLlib checkpoints), which can run code: see SECURITY.md."""
+    from ..policies.registry import load_policy, trusted
     from .outputs import RESULTS_FILE, prepare_out_dir, progress_bar, read_results, write_output
     from .workers import DEFAULT_MOVE_TIMEOUT
 
     check_options(num_players, games, seed, workers, config)
+    if trust_checkpoints:  # the opt-in travels with each spec into the worker processes
+        policies = [trusted(p) if isinstance(p, str) else p for p in policies]
     timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else float(move_timeout)
     if not timeout > 0 or timeout == float("inf"):
         raise ValueError(f"move_timeout={move_timeout!r}: give a positive number of seconds")

@@ -26,7 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--policies",
         nargs="+",
         default=["aggressive", "economic", "random"],
-        help=f"registered names ({', '.join(policy_names())}), module:attr, or model .zip paths",
+        help=f"registered names ({', '.join(policy_names())}), module:attr, or saved models",
+    )
+    parser.add_argument(
+        "--trust-checkpoints",
+        action="store_true",
+        help="allow pickle-based models (SB3 .zip, RLlib folders): they can run code",
     )
     parser.add_argument("--players", type=int, default=4, help="3 to 8 (default 4)")
     parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
@@ -122,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             max_decisions=args.max_decisions,
             resume=args.resume,
             overwrite=False,
+            trust_checkpoints=args.trust_checkpoints,
         )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)

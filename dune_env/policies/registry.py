@@ -1,5 +1,9 @@
-"""Named policies and loaders: a registered name, a `module:attr` path, a saved SB3 model, or
-a Python callable.  Every loaded policy is an engine policy (`act(game, seat) -> option`)."""
+"""Named policies and loaders: a registered name, a `module:attr` path, a saved model, or a
+Python callable.  Every loaded policy is an engine policy (`act(game, seat) -> option`).
+
+Saved models in the safe format (`.safetensors` + `.json`, see `weights.py`) load from anyone.
+Pickle-based files -- stable-baselines3 `.zip` files and RLlib checkpoints -- can run arbitrary
+code when loaded, so they load only with `trust=True` (see SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -19,15 +23,43 @@ BUILTIN_POLICIES: dict[str, str] = {
     "mcts": "dune_env.policies.mcts:MCTSPolicy",
 }
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
-# name -> shipped checkpoint (trained models; see docs/model_card_ppo_4p.md).
+# name -> shipped model in the safe format (see docs/model_card_ppo_4p.md).
 SHIPPED_MODELS: dict[str, str] = {
-    "ppo-4p": "ppo_4p.zip",
+    "ppo-4p": "ppo_4p.safetensors",
 }
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 
 
 class PolicyLoadError(ValueError):
     """A policy spec that names nothing loadable, or a model that does not fit dune_v0."""
+
+
+class UntrustedCheckpointError(PolicyLoadError):
+    """A pickle-based model file was given without the explicit opt-in to trust it."""
+
+
+class TrustedSpec(str):
+    """A policy spec string whose pickle-based file the caller has chosen to trust.
+
+    It compares, hashes and prints as the plain string (so results stay keyed by the spec), and
+    it survives pickling, so the opt-in reaches the harness's worker processes with the spec."""
+
+    __slots__ = ()
+
+
+def trusted(spec: str) -> TrustedSpec:
+    return spec if isinstance(spec, TrustedSpec) else TrustedSpec(spec)
+
+
+def _require_trust(spec: str, what: str, trust: bool) -> None:
+    if trust or isinstance(spec, TrustedSpec):
+        return
+    raise UntrustedCheckpointError(
+        f"{spec!r} is {what}, a pickle-based format: loading it can run arbitrary code. "
+        "Load it only if you trust its source: pass --trust-checkpoints (Python: "
+        "load_policy(path, trust=True)), or use a model in the safe .safetensors format "
+        "(python -m dune_env.policies.export converts one)"
+    )
 
 
 def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
@@ -80,9 +112,15 @@ def _wrap(obj: Any, seed: int, label: str) -> EnginePolicy:
     )
 
 
-def load_policy(spec: str | Callable[..., Any] | EnginePolicy, seed: int = 0) -> EnginePolicy:
-    """Load a policy from a registered name, 'module:attr', a .zip SB3 model path, or an
-    object (engine policy or observation callable)."""
+def load_policy(
+    spec: str | Callable[..., Any] | EnginePolicy, seed: int = 0, trust: bool = False
+) -> EnginePolicy:
+    """Load a policy from a registered name, 'module:attr', a saved model, or an object (engine
+    policy or observation callable).
+
+    Saved models: a safe-format `.safetensors` (with its `.json` description beside it) always
+    loads.  A stable-baselines3 `.zip` or an RLlib checkpoint folder is pickle-based and loads
+    only with `trust=True` (or a `TrustedSpec`): only for files from sources you trust."""
     if not isinstance(spec, str):
         return _wrap(spec, seed, getattr(spec, "name", getattr(spec, "__name__", "callable")))
     if spec in _USER_POLICIES:
@@ -93,22 +131,30 @@ def load_policy(spec: str | Callable[..., Any] | EnginePolicy, seed: int = 0) ->
     if spec in BUILTIN_POLICIES:
         return _wrap(_import(BUILTIN_POLICIES[spec]), seed, spec)
     if spec in SHIPPED_MODELS:
-        from .sb3 import load_sb3_policy
+        from .weights import load_weights_policy
 
-        policy = load_sb3_policy(str(CHECKPOINT_DIR / SHIPPED_MODELS[spec]))
+        policy = load_weights_policy(str(CHECKPOINT_DIR / SHIPPED_MODELS[spec]))
         policy.name = spec
         return policy
-    if spec.endswith(".zip") or Path(spec).suffix == ".zip":
+    from .weights import is_weights_spec, load_weights_policy
+
+    if is_weights_spec(spec):
+        return load_weights_policy(spec)
+    if Path(spec).suffix == ".zip":
+        if not Path(spec).is_file():
+            raise PolicyLoadError(f"model file {spec!r} does not exist")
+        _require_trust(spec, "a stable-baselines3 .zip", trust)
         from .sb3 import load_sb3_policy
 
-        return load_sb3_policy(spec)
+        return load_sb3_policy(spec, trust=True)
     if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").exists():
+        _require_trust(spec, "an RLlib checkpoint", trust)
         from .rllib import load_rllib_policy
 
-        return load_rllib_policy(spec)
+        return load_rllib_policy(spec, trust=True)
     if ":" in spec:
         return _wrap(_import(spec), seed, spec)
     raise PolicyLoadError(
         f"unknown policy {spec!r}; known names: {policy_names()}, or give 'module:attr' or a "
-        "path to a saved stable-baselines3 model (.zip)"
+        "saved model (.safetensors; pickle-based .zip or RLlib folder with trust)"
     )

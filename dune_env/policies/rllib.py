@@ -1,4 +1,7 @@
-"""Load a Ray RLlib checkpoint written by training/rllib_ppo.py as a policy of the harness."""
+"""Load a Ray RLlib checkpoint written by training/rllib_ppo.py as a policy of the harness.
+
+RLlib checkpoints hold pickle files: loading one can run arbitrary code, so it needs
+`trust=True` (see SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -26,7 +29,13 @@ def _load_module(path: str) -> Any:
         raise PolicyLoadError(
             "loading an RLlib checkpoint needs: pip install 'dune-env[rllib]'"
         ) from exc
-    module = RLModule.from_checkpoint(str(module_dir))
+    try:
+        module = RLModule.from_checkpoint(str(module_dir))
+    except Exception as exc:  # RLlib raises anything from FileNotFoundError to pickle errors
+        raise PolicyLoadError(
+            f"{path!r} does not load as an RLlib checkpoint of training/rllib_ppo.py: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
     from .sb3 import check_spaces
 
     obs_space: Any = module.observation_space
@@ -34,7 +43,11 @@ def _load_module(path: str) -> Any:
     return module
 
 
-def load_rllib_policy(path: str) -> ObservationPolicy:
+def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
+    """Play an RLlib checkpoint greedily; `trust=True` is required (loading unpickles)."""
+    from .registry import _require_trust
+
+    _require_trust(path, "an RLlib checkpoint", trust)
     module = _load_module(str(Path(path).resolve()))
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:

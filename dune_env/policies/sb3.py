@@ -1,4 +1,7 @@
-"""Load a saved stable-baselines3 / sb3-contrib model as a policy of the harness."""
+"""Load a saved stable-baselines3 / sb3-contrib model as a policy of the harness.
+
+SB3 `.zip` files are pickle-based: loading one can run arbitrary code, so it needs `trust=True`
+(see SECURITY.md).  `dune_env.policies.export` converts one to the safe format once."""
 
 from __future__ import annotations
 
@@ -51,7 +54,13 @@ def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
         )
 
 
-def load_sb3_policy(path: str, deterministic: bool = True) -> ObservationPolicy:
+def load_sb3_policy(
+    path: str, deterministic: bool = True, trust: bool = False
+) -> ObservationPolicy:
+    """Play a MaskablePPO .zip; `trust=True` is required (loading unpickles the file)."""
+    from .registry import _require_trust
+
+    _require_trust(path, "a stable-baselines3 .zip", trust)
     file = Path(path).resolve()
     stat = file.stat() if file.is_file() else None
     model = _load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))

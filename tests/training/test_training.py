@@ -3,6 +3,7 @@ actions, resumption, reward credit, and the configuration loader."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -28,10 +29,10 @@ TINY = {
 }
 
 
-def play_full_games(spec: str, games: int = 2) -> None:
+def play_full_games(spec: str, games: int = 2, trust: bool = False) -> None:
     """The policy plays every seat of full 4-player games; Game.apply rejects any illegal
     option, so finishing proves every action was legal."""
-    policy = load_policy(spec)
+    policy = load_policy(spec, trust=trust)
     for seed in range(games):
         game = Game(GameConfig(num_players=4), seed=seed)
         while not game.terminal:
@@ -45,9 +46,10 @@ def test_ppo_selfplay_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Pat
     run = tmp_path / "tiny_seed0"
     assert final == run / "final_model.zip" and final.exists()
     assert (run / "checkpoints" / "latest.zip").exists()
-    assert list((run / "pool").glob("snapshot_*.zip")), "snapshots feed the opponent pool"
+    assert list((run / "pool").glob("snapshot_*.json")), "snapshots feed the opponent pool"
     assert list((run / "tb").rglob("events.out.tfevents.*")), "TensorBoard logs are written"
-    play_full_games(str(final))
+    play_full_games(str(run / "final_model.safetensors"))  # the safe export
+    play_full_games(str(final), games=1, trust=True)  # the run's own pickle-based .zip
 
 
 def test_ppo_selfplay_on_a_vector_env(tmp_path: Path) -> None:
@@ -56,8 +58,8 @@ def test_ppo_selfplay_on_a_vector_env(tmp_path: Path) -> None:
     tiny = {**TINY, "n_steps": 64, "envs_per_process": 4, "p_self": 0.7}
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="vector", **tiny)
     final = train(cfg)
-    assert list((tmp_path / "vector_seed0" / "pool").glob("snapshot_*.zip"))
-    play_full_games(str(final), games=1)
+    assert list((tmp_path / "vector_seed0" / "pool").glob("snapshot_*.json"))
+    play_full_games(str(final.with_suffix(".safetensors")), games=1)
     shaped = PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "shaping": 0.1})
     with pytest.raises(ValueError, match="shaping needs one environment per process"):
         train(shaped)
@@ -100,7 +102,7 @@ def test_rllib_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Path) -> N
     checkpoint = tmp_path / "rllib_4p_seed0" / "checkpoint"
     assert (checkpoint / "rllib_checkpoint.json").exists()
     assert (tmp_path / "rllib_4p_seed0" / "metrics.jsonl").read_text().strip()
-    play_full_games(str(checkpoint), games=1)
+    play_full_games(str(checkpoint), games=1, trust=True)
 
 
 def test_reward_credit_learner_return_equals_game_reward() -> None:
@@ -168,12 +170,12 @@ def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "tiny.zip"
     model.save(path)
     with pytest.raises(PolicyLoadError, match="does not match dune_v0"):
-        load_policy(str(path))
+        load_policy(str(path), trust=True)
     with pytest.raises(PolicyLoadError, match="does not exist"):
         load_policy(str(tmp_path / "missing.zip"))
     (tmp_path / "junk.zip").write_text("not a zip")
     with pytest.raises(PolicyLoadError, match="not a stable-baselines3"):
-        load_policy(str(tmp_path / "junk.zip"))
+        load_policy(str(tmp_path / "junk.zip"), trust=True)
 
 
 def test_shipped_checkpoint_loads_and_plays_full_games_legally() -> None:
@@ -191,14 +193,14 @@ def test_a_model_saved_again_is_reloaded(tmp_path: Path) -> None:
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="reload", **TINY)
     final = train(cfg)
-    load_policy(str(final))
+    load_policy(str(final), trust=True)
     misses = _load_model.cache_info().misses
-    load_policy(str(final))
+    load_policy(str(final), trust=True)
     assert _load_model.cache_info().misses == misses  # unchanged file: cached
     import os
 
     os.utime(final, ns=(1, 1))  # the file changed
-    load_policy(str(final))
+    load_policy(str(final), trust=True)
     assert _load_model.cache_info().misses == misses + 1
 
 
@@ -224,3 +226,80 @@ def test_shaping_telescopes_to_the_game_reward() -> None:
             total += reward
         final = info["final_rewards"][env.unwrapped.learner_seat]
         assert total == pytest.approx(final - start_phi)
+
+
+def test_checkpoints_keep_the_last_k_and_resume_falls_back_past_truncated_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Checkpoints are numbered, the newest `keep_checkpoints` kept, all written atomically (no
+    temporary files left); a truncated latest.zip (a crash, a full disk) does not stop resuming:
+    the newest checkpoint that loads is used."""
+    cfg = PPOSelfPlayConfig(
+        out_dir=str(tmp_path), config_name="keep",
+        **{**TINY, "total_timesteps": 768, "keep_checkpoints": 2},
+    )  # fmt: skip
+    train(cfg)
+    ckpt = tmp_path / "keep_seed0" / "checkpoints"
+    assert sorted(p.name for p in ckpt.glob("checkpoint_*.zip")) == [
+        "checkpoint_000000512.zip", "checkpoint_000000768.zip",
+    ]  # fmt: skip
+    assert not list((tmp_path / "keep_seed0").rglob("*.tmp")), "no temporary files are left"
+    for broken in ("latest.zip", "checkpoint_000000768.zip"):
+        data = (ckpt / broken).read_bytes()
+        (ckpt / broken).write_bytes(data[: len(data) // 2])
+    capsys.readouterr()
+    train(dataclasses.replace(cfg, total_timesteps=1024))
+    out = capsys.readouterr().out
+    assert "checkpoint_000000768.zip does not load" in out
+    assert "resuming keep_seed0 from 512 steps" in out
+    info = json.loads((ckpt.parent / "training.json").read_text())
+    assert info["num_timesteps"] >= 1024
+
+
+def test_resume_plays_fresh_games_and_discards_the_saved_last_obs(tmp_path: Path) -> None:
+    """A resumed session seeds its environments afresh (it does not replay the first games of
+    the run), and the rollout state saved in the checkpoint (_last_obs, observations of the
+    previous session's environments) is not reused: learning starts from a fresh reset."""
+    import zipfile
+
+    from training.ppo_selfplay import build_envs, resume_from_checkpoint, session_seed
+
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="seeds", **TINY)
+    train(cfg)
+    run = tmp_path / "seeds_seed0"
+    data = json.loads(zipfile.ZipFile(run / "checkpoints" / "latest.zip").read("data"))
+    assert data["_last_obs"] is not None, "SB3 saves the last observations in checkpoints"
+    started: list[int] = []
+
+    def build(start_steps: int):
+        started.append(start_steps)
+        return build_envs(cfg, run / "pool", start_steps)
+
+    resumed = resume_from_checkpoint(run, "cpu", build)
+    assert resumed is not None
+    model, venv = resumed
+    assert started == [model.num_timesteps] and model.num_timesteps >= 512
+    assert model._last_obs is None  # learn() resets the new environments first
+    assert session_seed(cfg, model.num_timesteps) != session_seed(cfg, 0)
+    first_session = build_envs(cfg, run / "pool", 0)
+    again = build_envs(cfg, run / "pool", 0)
+    fresh_obs, first_obs, again_obs = venv.reset(), first_session.reset(), again.reset()
+    assert np.array_equal(first_obs, again_obs)  # seeded: reproducible
+    assert not np.array_equal(fresh_obs, first_obs)  # but not the first session's games
+    for v in (venv, first_session, again):
+        v.close()
+
+
+def test_resume_trusts_only_regular_files_inside_its_run_directory(tmp_path: Path) -> None:
+    """The run trusts (unpickles) only checkpoints it wrote itself: a checkpoint name that is a
+    link to a file elsewhere is not a resume candidate."""
+    from training.ppo_selfplay import resume_candidates
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "checkpoint_000000256.zip").write_bytes(b"own")
+    outside = tmp_path / "foreign.zip"
+    outside.write_bytes(b"foreign")
+    (run / "checkpoints" / "latest.zip").symlink_to(outside)
+    (run / "checkpoints" / "checkpoint_000000512.zip").symlink_to(outside)
+    assert resume_candidates(run) == [run / "checkpoints" / "checkpoint_000000256.zip"]

@@ -1,0 +1,379 @@
+"""The safe model format: plain tensors plus a JSON architecture description.
+
+A policy is stored as two files side by side:
+
+- `NAME.safetensors`: the network's tensors (safetensors: a JSON header and raw little-endian
+  arrays -- nothing in it is executed or unpickled), named as in a stable-baselines3
+  `MaskableActorCriticPolicy` state dict, so `policy.load_state_dict(tensors)` restores them;
+- `NAME.json`: what the tensors mean -- the network (an MLP actor-critic: hidden layer sizes,
+  activation), the `dune_v0` observation size, action count and a fingerprint of their layout,
+  the SHA-256 of the tensor file, and where the weights came from.
+
+`load_weights_policy(path)` checks all of it against the installed `dune_v0` and plays greedily
+(the most probable legal action, exactly as `MaskablePPO.predict(deterministic=True)` does).
+Loading such files is safe whatever their origin; contrast stable-baselines3 `.zip` files and
+RLlib checkpoints, which are pickle-based (see SECURITY.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .observation import ObservationPolicy
+from .registry import PolicyLoadError
+
+FORMAT_NAME = "dune-env-policy"
+FORMAT_VERSION = 1
+NETWORK_KIND = "mlp-actor-critic"
+ACTIVATIONS = ("tanh", "relu")
+MAX_JSON_BYTES = 1 << 20
+MAX_LAYERS = 16
+MAX_UNITS = 1 << 16
+WEIGHTS_SUFFIX = ".safetensors"
+
+
+def spaces_fingerprint(observation_size: int | None = None) -> str:
+    """SHA-256 of the installed dune_v0 observation layout and action table: a model trained for
+    another layout of the same size is refused instead of playing nonsense.  With
+    `observation_size`, only the layout's leading fields that fill exactly that many entries
+    count (a model trained before a field was appended sees that prefix); "" if none do."""
+    from ..environment.action_table import ACTIONS
+    from ..environment.observer import OBS_LAYOUT
+
+    size = OBS_LAYOUT.size if observation_size is None else observation_size
+    fields = [f for f in OBS_LAYOUT.fields if f.start + f.size <= size]
+    if sum(f.size for f in fields) != size:
+        return ""
+    parts = [f"{f.name}|{f.shape}|{f.scale!r}|{f.max_raw!r}|{f.seat_axis}" for f in fields]
+    parts += [a.name for a in ACTIONS]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def weight_paths(path: str | Path) -> tuple[Path, Path]:
+    """(tensors, description) of a safe-format model named by either file or by its stem."""
+    p = Path(path)
+    if p.suffix in (WEIGHTS_SUFFIX, ".json"):
+        p = p.with_suffix("")
+    return p.with_name(p.name + WEIGHTS_SUFFIX), p.with_name(p.name + ".json")
+
+
+def is_weights_spec(spec: str) -> bool:
+    """Does `spec` name a safe-format model (its .safetensors or its .json description)?"""
+    p = Path(spec)
+    if p.suffix == WEIGHTS_SUFFIX:
+        return True
+    return p.suffix == ".json" and p.with_suffix(WEIGHTS_SUFFIX).is_file()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old file or the whole new one, never a
+    partial file (a temporary file in the same folder, then an atomic rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_path(path)
+    try:
+        with tmp.open("xb") as handle:  # exclusive: never writes through a planted file
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def temporary_path(path: Path) -> Path:
+    """A fresh hidden name beside `path` for writing it atomically (then `os.replace`)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+# --- Export ----------------------------------------------------------------------------------
+
+
+def _layers(state: dict[str, Any], prefix: str) -> list[int]:
+    """Hidden sizes of the Linear layers `prefix.0`, `prefix.2`, ... (activations between)."""
+    sizes = []
+    index = 0
+    while f"{prefix}.{index}.weight" in state:
+        sizes.append(int(state[f"{prefix}.{index}.weight"].shape[0]))
+        index += 2
+    return sizes
+
+
+def export_policy(
+    model: Any, destination: str | Path, source: dict[str, Any] | None = None
+) -> Path:
+    """Write a MaskablePPO model's policy network in the safe format; returns the .json path.
+
+    `destination` is the file stem (or either file name).  The tensor file is written first and
+    the description last, each atomically, so a description always names complete tensors."""
+    import torch
+    from safetensors.torch import save as save_tensors
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from ..environment.action_table import NUM_ACTIONS
+    from ..environment.observer import OBS_SIZE
+
+    policy = model.policy
+    activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(policy.activation_fn)
+    if activation is None:
+        raise ValueError(f"cannot export activation {policy.activation_fn!r}; known: tanh, relu")
+    if not isinstance(policy.features_extractor, FlattenExtractor):
+        raise ValueError("only the default flat-observation MlpPolicy can be exported")
+    obs_shape = getattr(model.observation_space, "shape", None)
+    n_actions = getattr(model.action_space, "n", None)
+    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
+        raise ValueError(
+            f"the model takes observations of shape {obs_shape} and {n_actions} actions; "
+            f"dune_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+        )
+    state = {
+        k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()
+    }
+    tensors_path, json_path = weight_paths(destination)
+    blob = save_tensors(state)
+    description = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "env": "dune_v0",
+        "observation_size": OBS_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "spaces_fingerprint": spaces_fingerprint(),
+        "network": {
+            "kind": NETWORK_KIND,
+            "pi": _layers(state, "mlp_extractor.policy_net"),
+            "vf": _layers(state, "mlp_extractor.value_net"),
+            "activation": activation,
+        },
+        "action_selection": "argmax of the masked action logits (illegal actions excluded)",
+        "tensors": {"file": tensors_path.name, "sha256": hashlib.sha256(blob).hexdigest()},
+        "source": {
+            "algorithm": type(model).__name__,
+            "num_timesteps": int(getattr(model, "num_timesteps", 0)),
+            **(source or {}),
+        },
+    }
+    atomic_write_bytes(tensors_path, blob)
+    atomic_write_bytes(json_path, (json.dumps(description, indent=2) + "\n").encode())
+    return json_path
+
+
+# --- Loading ---------------------------------------------------------------------------------
+
+
+def _expect(condition: bool, label: str, message: str) -> None:
+    if not condition:
+        raise PolicyLoadError(f"model {label!r}: {message}")
+
+
+def _positive_sizes(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and 0 < len(value) <= MAX_LAYERS
+        and all(type(v) is int and 0 < v <= MAX_UNITS for v in value)
+    )
+
+
+def read_description(json_path: Path) -> dict[str, Any]:
+    """The checked architecture description (any mismatch is a PolicyLoadError)."""
+    from ..environment.action_table import NUM_ACTIONS
+    from ..environment.observer import LEGACY_OBS_SIZE, OBS_SIZE
+
+    label = str(json_path)
+    _expect(json_path.is_file(), label, "the description file does not exist")
+    _expect(json_path.stat().st_size <= MAX_JSON_BYTES, label, "the description is too large")
+    try:
+        desc = json.loads(json_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise PolicyLoadError(f"model {label!r}: the description is not valid JSON: {exc}") from exc
+    _expect(isinstance(desc, dict), label, "the description must be a JSON object")
+    _expect(
+        desc.get("format") == FORMAT_NAME,
+        label,
+        f"'format' is {desc.get('format')!r}, expected {FORMAT_NAME!r}",
+    )
+    _expect(
+        desc.get("format_version") == FORMAT_VERSION,
+        label,
+        f"'format_version' is {desc.get('format_version')!r}; this dune-env reads {FORMAT_VERSION}",
+    )
+    _expect(desc.get("env") == "dune_v0", label, f"made for env {desc.get('env')!r}, not dune_v0")
+    # A model from before the `rules_variant` slice was appended reads the observation's prefix.
+    _expect(
+        desc.get("observation_size") in (OBS_SIZE, LEGACY_OBS_SIZE)
+        and desc.get("num_actions") == NUM_ACTIONS,
+        label,
+        f"made for observations of size {desc.get('observation_size')!r} and "
+        f"{desc.get('num_actions')!r} actions; dune_v0 has {OBS_SIZE} and {NUM_ACTIONS}",
+    )
+    _expect(
+        desc.get("spaces_fingerprint") == spaces_fingerprint(desc["observation_size"]),
+        label,
+        "made for another dune_v0 observation layout or action table (spaces_fingerprint "
+        "differs); retrain or export it again with a matching dune-env",
+    )
+    net = desc.get("network")
+    _expect(isinstance(net, dict), label, "'network' must be an object")
+    _expect(net.get("kind") == NETWORK_KIND, label, f"network kind must be {NETWORK_KIND!r}")
+    _expect(
+        net.get("activation") in ACTIVATIONS,
+        label,
+        f"activation {net.get('activation')!r} is not one of {list(ACTIVATIONS)}",
+    )
+    for head in ("pi", "vf"):
+        _expect(
+            _positive_sizes(net.get(head)),
+            label,
+            f"network {head!r} must be a list of 1-{MAX_LAYERS} positive layer sizes",
+        )
+    tensors = desc.get("tensors")
+    _expect(
+        isinstance(tensors, dict)
+        and isinstance(tensors.get("file"), str)
+        and isinstance(tensors.get("sha256"), str),
+        label,
+        "'tensors' must give the tensor 'file' and its 'sha256'",
+    )
+    return desc
+
+
+def expected_shapes(network: dict[str, Any], obs_size: int, num_actions: int) -> dict[str, tuple]:
+    """Every tensor of the described network, with its shape."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for head, prefix in (("pi", "mlp_extractor.policy_net"), ("vf", "mlp_extractor.value_net")):
+        fan_in = obs_size
+        for i, units in enumerate(network[head]):
+            shapes[f"{prefix}.{2 * i}.weight"] = (units, fan_in)
+            shapes[f"{prefix}.{2 * i}.bias"] = (units,)
+            fan_in = units
+    shapes["action_net.weight"] = (num_actions, network["pi"][-1])
+    shapes["action_net.bias"] = (num_actions,)
+    shapes["value_net.weight"] = (1, network["vf"][-1])
+    shapes["value_net.bias"] = (1,)
+    return shapes
+
+
+@lru_cache(maxsize=32)
+def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[np.ndarray], str]:
+    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], activation), loaded once per file
+    version.  Loading uses numpy only: a process that loads and then forks harness workers has
+    not started torch's thread pool (which does not survive a fork)."""
+    json_path = Path(json_file)
+    desc = read_description(json_path)
+    label = str(json_path)
+    try:
+        from safetensors import SafetensorError
+        from safetensors.numpy import load as load_tensors
+    except ImportError as exc:  # pragma: no cover - a core dependency is missing
+        raise PolicyLoadError(
+            "playing a saved network needs safetensors: pip install safetensors"
+        ) from exc
+    file_name = desc["tensors"]["file"]
+    _expect(
+        Path(file_name).name == file_name and Path(file_name).suffix == WEIGHTS_SUFFIX,
+        label,
+        f"'tensors.file' must name a {WEIGHTS_SUFFIX} file in the same folder",
+    )
+    tensors_path = json_path.with_name(file_name)
+    _expect(tensors_path.is_file(), label, f"its tensor file {tensors_path.name!r} is missing")
+    blob = tensors_path.read_bytes()
+    _expect(
+        hashlib.sha256(blob).hexdigest() == desc["tensors"]["sha256"],
+        label,
+        f"{tensors_path.name!r} does not match the SHA-256 in the description "
+        "(a truncated, corrupted or different tensor file)",
+    )
+    try:
+        state = load_tensors(blob)
+    except (SafetensorError, ValueError) as exc:
+        raise PolicyLoadError(f"model {label!r}: unreadable tensor file: {exc}") from exc
+    net = desc["network"]
+    shapes = expected_shapes(net, desc["observation_size"], desc["num_actions"])
+    _expect(
+        set(state) == set(shapes),
+        label,
+        f"the tensor file holds {sorted(set(state) ^ set(shapes))} unexpectedly or lacks them",
+    )
+    for name, shape in shapes.items():
+        array = state[name]
+        _expect(
+            array.shape == shape and array.dtype == np.float32,
+            label,
+            f"tensor {name!r} is {array.dtype} {array.shape}, expected float32 {shape}",
+        )
+        _expect(bool(np.isfinite(array).all()), label, f"tensor {name!r} is not finite")
+    actor = []
+    for i in range(len(net["pi"])):
+        actor += [state[f"mlp_extractor.policy_net.{2 * i}.{p}"] for p in ("weight", "bias")]
+    actor += [state["action_net.weight"], state["action_net.bias"]]
+    return [np.array(a, copy=True) for a in actor], net["activation"]
+
+
+class WeightsPolicy:
+    """An observation policy playing a safe-format network greedily."""
+
+    def __init__(self, path: str | Path) -> None:
+        _, json_path = weight_paths(path)
+        json_path = json_path.resolve()
+        if not json_path.is_file():
+            raise PolicyLoadError(
+                f"model {str(path)!r}: no architecture description {json_path.name!r} beside it"
+            )
+        tensors_path = json_path.with_suffix(WEIGHTS_SUFFIX)
+        version = tuple(
+            int(x)
+            for p in (json_path, tensors_path)
+            if p.is_file()
+            for x in (p.stat().st_mtime_ns, p.stat().st_size)
+        )
+        self.arrays, self.activation = _load_network(str(json_path), version)
+        self.width = int(self.arrays[0].shape[1])  # observation entries the network reads
+        self._actor: list[Any] | None = None  # torch tensors, made at the first decision
+        self.path = str(path)
+
+    def logits(self, observations: np.ndarray) -> Any:
+        """Unmasked action logits (a torch tensor of shape (rows, actions)) of one observation
+        or a batch of them.  The layers are those of stable-baselines3's MlpPolicy, so the values
+        are the same."""
+        import torch
+        import torch.nn.functional as F
+
+        if self._actor is None:
+            self._actor = [torch.from_numpy(a) for a in self.arrays]
+        actor = self._actor
+        act = torch.tanh if self.activation == "tanh" else torch.relu
+        rows = np.asarray(observations, dtype=np.float32)
+        rows = rows.reshape(-1, rows.shape[-1])[:, : self.width]
+        x = torch.as_tensor(rows)
+        with torch.no_grad():
+            for i in range(0, len(actor) - 2, 2):
+                x = act(F.linear(x, actor[i], actor[i + 1]))
+            return F.linear(x, actor[-2], actor[-1])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The greedy legal action of each row (one forward pass for the whole batch)."""
+        import torch
+
+        logits = self.logits(observations)
+        mask = torch.as_tensor(np.asarray(masks).astype(bool)).reshape(logits.shape)
+        with torch.no_grad():
+            # As sb3-contrib's MaskableCategorical: illegal logits -> -1e8, mode = argmax probs.
+            masked = torch.where(mask, logits, torch.tensor(-1e8, dtype=logits.dtype))
+            probs = torch.distributions.Categorical(logits=masked, validate_args=False).probs
+            return torch.argmax(probs, dim=1).numpy()
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(observation, action_mask)[0])
+
+
+def load_weights_policy(path: str) -> ObservationPolicy:
+    """An engine policy playing the safe-format model at `path` (its .safetensors or .json)."""
+    stem = weight_paths(path)[0].with_suffix("").name
+    return ObservationPolicy(WeightsPolicy(path), name=stem)
