@@ -19,7 +19,7 @@ from .constants import (
     UNIT_COUNTS,
 )
 from .decisions import NUM_DECISION_KINDS
-from .rng import DiceRng
+from .rng import ChanceRng
 from .state import LIST_FIELDS, NESTED_FIELDS, SCALAR_FIELDS, SNAPSHOT_VERSION, GameState, Phase
 
 
@@ -85,9 +85,15 @@ def validate_snapshot(data: Any) -> GameState:
     n = config.num_players
     state = GameState(config, 0)
     rng = data["rng"]
-    if not isinstance(rng, dict) or set(rng) != {"state", "forced"}:
-        raise SnapshotError("snapshot field 'rng' must be {'state': int, 'forced': [int]}")
-    state.rng = DiceRng(_int(rng, "state", 0, (1 << 64) - 1), _int_list(rng, "forced", None, 0, 63))
+    if not isinstance(rng, dict) or set(rng) != {"seed", "turn_roll", "forced"}:
+        raise SnapshotError(
+            "snapshot field 'rng' must be {'seed': int, 'turn_roll': int, 'forced': [int]}"
+        )
+    state.rng = ChanceRng(
+        _int(rng, "seed", 0, (1 << 64) - 1),
+        _int_list(rng, "forced", None, 0, 63),
+        _int(rng, "turn_roll", 0, 1 << 31),
+    )
 
     for name, lo, hi in (
         ("shield_holder", NO_ONE, 7),
