@@ -26,7 +26,7 @@ from .runner import (
     run_games,
     schedule,
 )
-from .stats import openskill_ratings, wilson_interval
+from .stats import GameOutcome, StrengthFit, fit_strength, wilson_interval
 
 
 @dataclass
@@ -51,9 +51,15 @@ def run_benchmark(
     progress: bool = False,
     config: dict[str, Any] | None = None,
     plots: bool = True,
+    duplicate: bool = False,
+    bootstrap: int = 200,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
-    into `out_dir` (if given).  Rows are written as games finish."""
+    into `out_dir` (if given).  Rows are written as games finish.
+
+    `duplicate`: play each deal under every rotation of the line-up (`schedule`); the strength
+    intervals then resample deals, and the summary holds paired head-to-head differences.
+    `bootstrap`: resamples for the strength intervals (0: no intervals)."""
     from ..engine import GameConfig
     from ..policies.registry import load_policy
 
@@ -61,7 +67,7 @@ def run_benchmark(
     lineup(policies, num_players)  # at most one policy per seat
     for name in sorted(set(policies)):  # fail fast, with the loader's message, on a bad name
         load_policy(name, seed=0)
-    specs = schedule(policies, num_players, games, seed, config)
+    specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
     directory = Path(out_dir) if out_dir is not None else None
     sink = None
     if directory is not None:
@@ -93,13 +99,15 @@ def run_benchmark(
     elapsed = time.perf_counter() - start
     rows.sort(key=lambda r: (r.game, r.seat))
     failures.sort(key=lambda f: f.game)
-    summary = summarise(rows, failures)
+    summary = summarise(rows, failures, duplicate=duplicate, bootstrap=bootstrap, seed=seed)
     meta = {
         "policies": list(policies),
         "num_players": num_players,
         "games_requested": games,
         "seed": seed,
         "workers": workers,
+        "duplicate": duplicate,
+        "bootstrap": bootstrap,
         "config": config or {},
         "seconds": elapsed,
         "games_per_second": summary["games"] / elapsed if elapsed > 0 else 0.0,
@@ -121,9 +129,11 @@ __all__ = [
     "BenchmarkResult",
     "GameFailure",
     "GameSpec",
+    "GameOutcome",
     "PolicyActionError",
     "SeatResult",
-    "openskill_ratings",
+    "StrengthFit",
+    "fit_strength",
     "play_game",
     "run_benchmark",
     "schedule",

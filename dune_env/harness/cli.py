@@ -15,6 +15,8 @@ import sys
 
 from ..policies.registry import PolicyLoadError, policy_names
 
+DEFAULT_POLICIES = ("aggressive", "economic", "random")
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -23,11 +25,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--policies",
         nargs="+",
-        default=["aggressive", "economic", "random"],
-        help=f"registered names ({', '.join(policy_names())}), module:attr, or model .zip paths",
+        default=None,
+        help=f"registered names ({', '.join(policy_names())}), module:attr, or model .zip paths\n"
+        f"(default {' '.join(DEFAULT_POLICIES)}; with --suite: the candidates, default ppo-4p)",
     )
     parser.add_argument("--players", type=int, default=4, help="3 to 8 (default 4)")
     parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal under every rotation of the line-up (same seed and dice);\n"
+        "--games must then be a multiple of --players",
+    )
+    parser.add_argument(
+        "--suite",
+        choices=["standard", "standard-short"],
+        help="run the dune_v0 standard suite v1 (docs/baselines.md) on --policies plus the\n"
+        "baselines aggressive, economic, random; 'standard-short' is its quick version",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap resamples for the strength intervals (default 200; 0: none)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed (default 0)")
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
@@ -65,9 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     from . import run_benchmark
 
     args = build_parser().parse_args(argv)
+    if args.bootstrap < 0:
+        print("dune-bench: --bootstrap must be 0 or more", file=sys.stderr)
+        return 2
+    if args.suite:
+        return _run_suite(args)
     try:
         result = run_benchmark(
-            args.policies,
+            args.policies or list(DEFAULT_POLICIES),
             num_players=args.players,
             games=args.games,
             seed=args.seed,
@@ -76,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             config=_parse_options(args.set),
             plots=not args.no_plots,
+            duplicate=args.duplicate,
+            bootstrap=args.bootstrap,
         )
     except (PolicyLoadError, ConfigError, ValueError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)
@@ -94,6 +122,32 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  game {failure.game}: {failure.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _run_suite(args: argparse.Namespace) -> int:
+    from ..engine import ConfigError
+    from .suite import run_suite
+
+    try:
+        result = run_suite(
+            args.policies,
+            short=args.suite == "standard-short",
+            workers=max(1, args.workers),
+            out_dir=args.out,
+            progress=not args.no_progress,
+            plots=not args.no_plots,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+        )
+    except (PolicyLoadError, ConfigError, ValueError) as exc:
+        print(f"dune-bench: {exc}", file=sys.stderr)
+        return 2
+    print(result.text)
+    print(
+        f"\n{result.games} games in {result.seconds:.1f} s; report written to "
+        f"{args.out}/suite_report.md"
+    )
+    return 1 if result.failures else 0
 
 
 if __name__ == "__main__":
