@@ -9,6 +9,7 @@ Also a console command: `dune-bench --policies aggressive random --players 4 --g
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,15 @@ class BenchmarkResult:
         return leaderboard(self.summary)
 
 
+def _single_threaded_torch() -> None:
+    """One torch thread per process.  A model policy loaded above starts torch's thread pool,
+    and worker processes forked after that deadlock in it; one game's batch-of-one inference
+    is also faster on one thread, and the workers are the parallelism."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def run_benchmark(
     policies: list[str],
     num_players: int = 4,
@@ -67,6 +77,7 @@ def run_benchmark(
     lineup(policies, num_players)  # at most one policy per seat
     for name in sorted(set(policies)):  # fail fast, with the loader's message, on a bad name
         load_policy(name, seed=0)
+    _single_threaded_torch()
     specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
     directory = Path(out_dir) if out_dir is not None else None
     sink = None

@@ -102,6 +102,11 @@ def run_suite(
                 duplicate=True,
                 bootstrap=0,
             )
+            offset = len({r.game for r in rows}) + len(failures)  # one numbering per count
+            for row in result.rows:
+                row.game += offset
+            for failure in result.failures:
+                failure.game += offset
             rows.extend(result.rows)
             failures.extend(result.failures)
         summary = summarise(rows, failures, duplicate=True, bootstrap=bootstrap, seed=seed + n)
