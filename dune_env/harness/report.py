@@ -209,7 +209,9 @@ def leaderboard(summary: dict[str, Any]) -> str:
             f"| {p['control_win_rate']:.1%} | {_interval(p['control_win_rate_ci95'], '.1%')} "
             f"| {causes['guild']} / {causes['bg_prediction']} | {p['mean_reward']:+.3f} |"
         )
-    notes = [f"† {name}: {p['strength_note']}" for name, p in ranked(summary) if "strength_note" in p]
+    notes = [
+        f"† {name}: {p['strength_note']}" for name, p in ranked(summary) if "strength_note" in p
+    ]
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
@@ -242,8 +244,10 @@ METHOD_NOTE = (
 
 def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     out = ["# dune-env benchmark", ""]
-    mode = "duplicate deals (every rotation of the line-up)" if summary.get("duplicate") else (
-        "seat- and faction-rotated games"
+    mode = (
+        "duplicate deals (every rotation of the line-up)"
+        if summary.get("duplicate")
+        else ("seat- and faction-rotated games")
     )
     out.append(
         f"{summary['games']} games of {meta['num_players']} players ({mode}), seed "
@@ -339,7 +343,9 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         )
         tops += [ci[1] for ci in cis]
     if chance:
-        ax.axhline(chance, color="grey", linestyle="--", linewidth=1, label=f"chance 1/{round(1 / chance)}")
+        ax.axhline(
+            chance, color="grey", linestyle="--", linewidth=1, label=f"chance 1/{round(1 / chance)}"
+        )
     ax.set_xticks(xs)
     ax.set_xticklabels(names)
     ax.set_ylim(0, min(1.0, max(tops + [chance or 0.0], default=1.0) * 1.15) or 1.0)

@@ -119,15 +119,17 @@ class _Design:
 
     def take(self, rows: np.ndarray) -> _Design:
         other = _Design.__new__(_Design)
-        other.n, other.num_policies, other.num_factions = self.n, self.num_policies, self.num_factions
+        other.n, other.num_policies, other.num_factions = (
+            self.n,
+            self.num_policies,
+            self.num_factions,
+        )
         for name in ("pol", "fac", "solo", "first", "second"):
             setattr(other, name, getattr(self, name)[rows])
         return other
 
 
-def _neg_log_likelihood(
-    x: np.ndarray, d: _Design, ref: int
-) -> tuple[float, np.ndarray]:
+def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.ndarray]:
     """Minus the log posterior and its gradient.  x = free policy params (all but `ref`)
     followed by free faction params (all but the last, which is minus their sum)."""
     theta = np.insert(x[: d.num_policies - 1], ref, 0.0)

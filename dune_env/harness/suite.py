@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .runner import GameFailure, SeatResult
+
 SUITE_NAME = "dune_v0 standard suite"
 SUITE_VERSION = 1
 PLAYER_COUNTS = (3, 4, 5, 6)
@@ -86,8 +88,8 @@ def run_suite(
     for n in PLAYER_COUNTS:
         groups = lineups(policies, n)
         per_lineup = max(1, math.ceil(deals / len(groups)))
-        rows = []
-        failures = []
+        rows: list[SeatResult] = []
+        failures: list[GameFailure] = []
         for j, group in enumerate(groups):
             sub = directory / f"{n}p" / f"lineup{j}" if directory is not None else None
             result = run_benchmark(

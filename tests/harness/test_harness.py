@@ -43,8 +43,12 @@ def test_wilson_interval_rejects_impossible_counts() -> None:
 def test_strength_ranks_the_winner_higher() -> None:
     """(Replaces the OpenSkill test: the batch fit ranks a policy that wins more higher.)"""
     games = [
-        GameOutcome(("a", "b", "b"), ("F0", "F1", "F2")[i % 3 :] + ("F0", "F1", "F2")[: i % 3],
-                    (0,) if i % 4 else (1,), i)
+        GameOutcome(
+            ("a", "b", "b"),
+            ("F0", "F1", "F2")[i % 3 :] + ("F0", "F1", "F2")[: i % 3],
+            (0,) if i % 4 else (1,),
+            i,
+        )
         for i in range(30)
     ]
     fit = fit_strength(games, reference="b", bootstrap=0)

@@ -182,7 +182,12 @@ def test_control_wins_and_timeout_causes_are_counted() -> None:
 
 def test_duplicate_benchmark_reports_strength_and_head_to_head(tmp_path: Path) -> None:
     result = run_benchmark(
-        ["aggressive", "random"], 4, games=16, seed=1, duplicate=True, bootstrap=20,
+        ["aggressive", "random"],
+        4,
+        games=16,
+        seed=1,
+        duplicate=True,
+        bootstrap=20,
         out_dir=tmp_path,
     )
     summary = json.loads((tmp_path / "summary.json").read_text())
