@@ -233,6 +233,13 @@ def fit_strength(
     for p in policies:
         if wins[p] == 0:
             fit.notes[p] = "never won: the strength is bounded only by the prior (not identified)"
+    if wins[reference] == 0 and len(policies) > 1:
+        for p in policies:
+            fit.notes.setdefault(
+                p,
+                f"measured against the reference {reference!r}, which never won: the scale is "
+                "set by the prior (not identified)",
+            )
     if not with_winner:
         fit.converged = False
         fit.notes[reference] = "no game had a winner: nothing to fit"
