@@ -29,8 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"registered names ({', '.join(policy_names())}), module:attr, or model .zip paths\n"
         f"(default {' '.join(DEFAULT_POLICIES)}; with --suite: the candidates, default ppo-4p)",
     )
-    parser.add_argument("--players", type=int, default=4, help="3 to 8 (default 4)")
-    parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    parser.add_argument("--players", type=int, default=None, help="3 to 8 (default 4)")
+    parser.add_argument(
+        "--games", type=int, default=None, help="number of games (default 100)"
+    )
     parser.add_argument(
         "--duplicate",
         action="store_true",
@@ -90,12 +92,29 @@ def main(argv: list[str] | None = None) -> int:
         print("dune-bench: --bootstrap must be 0 or more", file=sys.stderr)
         return 2
     if args.suite:
+        fixed = [
+            flag
+            for flag, given in (
+                ("--players", args.players is not None),
+                ("--games", args.games is not None),
+                ("--duplicate", args.duplicate),
+                ("--set", bool(args.set)),
+            )
+            if given
+        ]
+        if fixed:
+            print(
+                f"dune-bench: --suite fixes the player counts, games, schedule and game options; "
+                f"drop {' '.join(fixed)}",
+                file=sys.stderr,
+            )
+            return 2
         return _run_suite(args)
     try:
         result = run_benchmark(
             args.policies or list(DEFAULT_POLICIES),
-            num_players=args.players,
-            games=args.games,
+            num_players=4 if args.players is None else args.players,
+            games=100 if args.games is None else args.games,
             seed=args.seed,
             workers=max(1, args.workers),
             out_dir=args.out,
