@@ -30,9 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {' '.join(DEFAULT_POLICIES)}; with --suite: the candidates, default ppo-4p)",
     )
     parser.add_argument("--players", type=int, default=None, help="3 to 8 (default 4)")
-    parser.add_argument(
-        "--games", type=int, default=None, help="number of games (default 100)"
-    )
+    parser.add_argument("--games", type=int, default=None, help="number of games (default 100)")
     parser.add_argument(
         "--duplicate",
         action="store_true",
