@@ -232,3 +232,20 @@ def test_suite_line_ups_cover_combinations_when_policies_outnumber_seats() -> No
 def test_suite_refuses_flags_it_fixes(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_main(["--suite", "standard", "--players", "4", "--no-progress"]) == 2
     assert "drop --players" in capsys.readouterr().err
+
+
+def test_leaderboard_marks_a_policy_that_never_wins() -> None:
+    """Bad input: a policy that never wins gets a finite, marked strength, not a crash."""
+    from dune_env.harness.report import leaderboard
+
+    rows = [
+        _row(g, s, p, int(p == ("x" if g % 3 else "y")), "solo")
+        for g in range(12)
+        for s, p in enumerate("xyz")
+    ]
+    summary = summarise(rows, bootstrap=20)
+    z = summary["policies"]["z"]
+    assert z["strength"] is not None and np.isfinite(z["strength"])
+    assert "never won" in z["strength_note"]
+    text = leaderboard(summary)
+    assert "| z | 12 |" in text and "† z: never won" in text
