@@ -93,7 +93,9 @@ def schedule(
     `duplicate=True`: deal k (games k*n .. k*n + n-1) is played once under every rotation of
     the line-up across the seats, with one seed and one faction per seat, so the rotations see
     the same chance outcomes wherever the games reach the same chance event (docs/engine.md,
-    Chance).  Deal k's factions are F_b rotated by k, b = k // (n*n)."""
+    Chance).  Deal k plays the available factions rotated by k (so every faction is dealt
+    equally over m consecutive deals, m = number of available factions), in a seat order
+    rotated by k // m."""
     base = lineup(policies, num_players)
     n = num_players
     if duplicate:
@@ -113,11 +115,12 @@ def schedule(
     specs = []
     for g in range(games):
         deal, rotation = (g // n, g % n) if duplicate else (g, g)
-        block = deal // (n * n)
+        # A duplicate deal already gives every policy every seat and faction of the deal, so
+        # its faction set rotates every deal (and the seat order every m deals).
+        block = deal if duplicate else deal // (n * n)
+        shift = deal // m if duplicate else deal // n
         faction_set = [avail[(block + i) % m] for i in range(n)]
         seats = tuple(base[(s + rotation) % n] for s in range(n))
-        # (every policy meets every faction of a duplicate deal in its rotations)
-        shift = deal if duplicate else deal // n
         factions = tuple(faction_set[(s + shift) % n] for s in range(n))
         specs.append(GameSpec(g, seed * 1_000_003 + deal, n, seats, factions, items))
     return specs
