@@ -41,11 +41,11 @@ browser:
 		echo "make: no chromium and no root apt-get to install it; the browser tests will be skipped"; \
 	fi
 
-# The main job: a short, seeded benchmark of the built-in baselines (4 players, 2000 games, under a minute on 2 cores).
+# The main job: the short version of the dune_v0 standard suite v1 (ppo-4p, aggressive, economic,
+# random; 3-6 players, duplicate deals; about 2 minutes on 2 cores): strength with 95% intervals.
 run: setup
 	rm -rf runs/benchmark  # the main job's own folder: dune-bench refuses to overwrite a run
-	$(VENV)/bin/dune-bench --policies ppo-4p aggressive economic random --players 4 \
-		--games 2000 --seed 0 --out runs/benchmark
+	$(VENV)/bin/dune-bench --suite standard-short --workers 2 --out runs/benchmark
 
 # One seeded 5-player game between random players, narrated.
 play: setup

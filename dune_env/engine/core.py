@@ -72,9 +72,10 @@ def emit(state: GameState, *event: int) -> None:
         state.events.append(tuple(int(x) for x in event))
 
 
-def draw(state: GameState, n: int) -> int:
-    """One chance outcome in [0, n), recorded next to the decision it follows."""
-    value = state.rng.below(n)
+def draw(state: GameState, n: int, event: int, index: int = 0) -> int:
+    """Outcome `index` in [0, n) of the chance event `event` (a `state.rng.prefix(...)`),
+    recorded next to the decision it follows."""
+    value = state.rng.below(n, event, index)
     state.history[-1].append(value)
     return value
 

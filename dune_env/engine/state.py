@@ -24,9 +24,9 @@ from .constants import (
     RESERVE,
     UNIT_COUNTS,
 )
-from .rng import DiceRng
+from .rng import ChanceRng
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: counter-based chance, rng {seed, turn_roll, forced}
 
 
 class Phase(IntEnum):
@@ -138,7 +138,7 @@ class GameState:
     def __init__(self, config: GameConfig, seed: int) -> None:
         n = config.num_players
         self.config = config
-        self.rng = DiceRng(seed)
+        self.rng = ChanceRng(seed)
         self.seat_faction: list[int] = [NO_ONE] * n
         self.faction_seat: list[int] = [NO_ONE] * NUM_FACTIONS
         self.units: list[list[int]] = [[0] * (NUM_LOCATIONS * NUM_UNIT_TYPES) for _ in range(8)]
@@ -262,7 +262,11 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         """The JSON snapshot (schema: docs/snapshot.md)."""
         data: dict[str, Any] = {"version": SNAPSHOT_VERSION, "config": self.config.to_dict()}
-        data["rng"] = {"state": self.rng.state, "forced": list(self.rng.forced)}
+        data["rng"] = {
+            "seed": self.rng.seed,
+            "turn_roll": self.rng.turn_roll,
+            "forced": list(self.rng.forced),
+        }
         for name in _SCALAR_FIELDS:
             if name != "config":
                 data[name] = getattr(self, name)

@@ -25,7 +25,7 @@ from .constants import (
 )
 from .decisions import NUM_DECISION_KINDS, OPTION_COUNTS, DecisionKind
 from .events import render
-from .rng import DiceRng
+from .rng import ChanceRng
 from .state import (
     LIST_FIELDS,
     NESTED_FIELDS,
@@ -306,16 +306,23 @@ def _check_bids(state: GameState) -> None:
                 )
 
 
-def _restore_rng(rng: Any) -> DiceRng:
-    """The dice generator: a 64-bit state and forced outcomes, all of which are die faces
-    (after set-up, the only draws are die rolls)."""
-    if not isinstance(rng, dict) or set(rng) != {"state", "forced"}:
-        raise SnapshotError("snapshot field 'rng' must be {'state': int, 'forced': [int]}")
+def _restore_rng(rng: Any) -> ChanceRng:
+    """The counter-based chance generator (docs/engine.md, Chance): the deal's 64-bit seed, the
+    roll counter of the current turn, and forced outcomes, all of which are die faces (after
+    set-up, the only draws are die rolls)."""
+    if not isinstance(rng, dict) or set(rng) != {"seed", "turn_roll", "forced"}:
+        raise SnapshotError(
+            "snapshot field 'rng' must be {'seed': int, 'turn_roll': int, 'forced': [int]}"
+        )
     forced = rng["forced"]
     if isinstance(forced, list) and len(forced) > MAX_FORCED:
         raise SnapshotError(f"snapshot field 'rng.forced' holds more than {MAX_FORCED} outcomes")
     outcomes = _int_list({"rng.forced": forced}, "rng.forced", None, 0, FACES_PER_DIE - 1)
-    return DiceRng(_int({"rng.state": rng["state"]}, "rng.state", 0, (1 << 64) - 1), outcomes)
+    return ChanceRng(
+        _int({"rng.seed": rng["seed"]}, "rng.seed", 0, (1 << 64) - 1),
+        outcomes,
+        _int({"rng.turn_roll": rng["turn_roll"]}, "rng.turn_roll", 0, 1 << 31),
+    )
 
 
 def _check_seats(state: GameState) -> None:

@@ -10,6 +10,7 @@ Also a console command: `dune-bench --policies aggressive random --players 4 --g
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,7 @@ from .runner import (
     run_games,
     schedule,
 )
-from .stats import openskill_ratings, wilson_interval
+from .stats import GameOutcome, StrengthFit, fit_strength, wilson_interval
 
 
 @dataclass
@@ -70,6 +71,15 @@ def check_options(
     GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
 
 
+def _single_threaded_torch() -> None:
+    """One torch thread per process.  A model policy loaded above starts torch's thread pool,
+    and worker processes forked after that deadlock in it; one game's batch-of-one inference
+    is also faster on one thread, and the workers are the parallelism."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def run_benchmark(
     policies: list[str],
     num_players: int = 4,
@@ -85,9 +95,15 @@ def run_benchmark(
     resume: bool = False,
     overwrite: bool = True,
     trust_checkpoints: bool = False,
+    duplicate: bool = False,
+    bootstrap: int = 200,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
+
+    `duplicate`: play each deal under every rotation of the line-up (`schedule`); the strength
+    intervals then resample deals, and the summary holds paired head-to-head differences.
+    `bootstrap`: resamples for the strength intervals (0: no intervals).
 
     Every game runs in a worker process: a policy that thinks longer than `move_timeout`
     seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits
@@ -111,7 +127,8 @@ def run_benchmark(
     lineup(policies, num_players)  # at most one policy per seat
     for name in sorted(set(policies)):  # fail fast, with the loader's message, on a bad name
         load_policy(name, seed=0)
-    specs = schedule(policies, num_players, games, seed, config)
+    _single_threaded_torch()
+    specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
     directory = Path(out_dir) if out_dir is not None else None
     sink = None
     rows: list[SeatResult] = []
@@ -122,6 +139,7 @@ def run_benchmark(
             "games": games,
             "seed": seed,
             "config": config or {},
+            "duplicate": duplicate,
             "max_decisions": max_decisions,
         }
         prepare_out_dir(directory, run, resume, overwrite)
@@ -164,7 +182,7 @@ def run_benchmark(
     elapsed = time.perf_counter() - start
     rows.sort(key=lambda r: (r.game, r.seat))
     failures.sort(key=lambda f: f.game)
-    summary = summarise(rows, failures)
+    summary = summarise(rows, failures, duplicate=duplicate, bootstrap=bootstrap, seed=seed)
     summary["incomplete"] = interrupted
     meta = {
         "policies": list(policies),
@@ -172,6 +190,8 @@ def run_benchmark(
         "games_requested": games,
         "seed": seed,
         "workers": workers,
+        "duplicate": duplicate,
+        "bootstrap": bootstrap,
         "config": config or {},
         "move_timeout": timeout,
         "max_decisions": max_decisions,
@@ -202,9 +222,11 @@ __all__ = [
     "BenchmarkResult",
     "GameFailure",
     "GameSpec",
+    "GameOutcome",
     "PolicyActionError",
     "SeatResult",
-    "openskill_ratings",
+    "StrengthFit",
+    "fit_strength",
     "play_game",
     "run_benchmark",
     "schedule",

@@ -17,6 +17,8 @@ import sys
 from ..policies.registry import PolicyLoadError, policy_names
 from .runner import DEFAULT_MAX_DECISIONS
 
+DEFAULT_POLICIES = ("aggressive", "economic", "random")
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -25,16 +27,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--policies",
         nargs="+",
-        default=["aggressive", "economic", "random"],
-        help=f"registered names ({', '.join(policy_names())}), module:attr, or saved models",
+        default=None,
+        help=f"registered names ({', '.join(policy_names())}), module:attr, or model .zip paths\n"
+        f"(default {' '.join(DEFAULT_POLICIES)}; with --suite: the candidates, default ppo-4p)",
+    )
+    parser.add_argument("--players", type=int, default=None, help="3 to 8 (default 4)")
+    parser.add_argument("--games", type=int, default=None, help="number of games (default 100)")
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal under every rotation of the line-up (same seed and dice);\n"
+        "--games must then be a multiple of --players",
+    )
+    parser.add_argument(
+        "--suite",
+        choices=["standard", "standard-short"],
+        help="run the dune_v0 standard suite v1 (docs/baselines.md) on --policies plus the\n"
+        "baselines aggressive, economic, random; 'standard-short' is its quick version",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap resamples for the strength intervals (default 200; 0: none)",
     )
     parser.add_argument(
         "--trust-checkpoints",
         action="store_true",
         help="allow pickle-based models (SB3 .zip, RLlib folders): they can run code",
     )
-    parser.add_argument("--players", type=int, default=4, help="3 to 8 (default 4)")
-    parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed (default 0)")
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
@@ -112,11 +133,38 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out if args.out is not None else str(default_out_dir())
     # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
     previous = signal.signal(signal.SIGTERM, _terminate)
+    if args.bootstrap < 0:
+        print("dune-bench: --bootstrap must be 0 or more", file=sys.stderr)
+        return 2
+    if args.suite:
+        fixed = [
+            flag
+            for flag, given in (
+                ("--players", args.players is not None),
+                ("--games", args.games is not None),
+                ("--duplicate", args.duplicate),
+                ("--set", bool(args.set)),
+            )
+            if given
+        ]
+        if args.resume:
+            fixed.append("--resume")
+        if fixed:
+            print(
+                f"dune-bench: --suite fixes the player counts, games, schedule and game options; "
+                f"drop {' '.join(fixed)}",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            return _run_suite(args, out)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     try:
         result = run_benchmark(
-            args.policies,
-            num_players=args.players,
-            games=args.games,
+            args.policies or list(DEFAULT_POLICIES),
+            num_players=4 if args.players is None else args.players,
+            games=100 if args.games is None else args.games,
             seed=args.seed,
             workers=args.workers,
             out_dir=out,
@@ -128,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             overwrite=False,
             trust_checkpoints=args.trust_checkpoints,
+            duplicate=args.duplicate,
+            bootstrap=args.bootstrap,
         )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)
@@ -153,6 +203,45 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  game {failure.game}: {failure.error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _run_suite(args: argparse.Namespace, out: str) -> int:
+    from pathlib import Path
+
+    from ..engine import ConfigError
+    from .suite import run_suite
+
+    folder = Path(out)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        print(
+            f"dune-bench: output folder {out} is not empty; choose another --out", file=sys.stderr
+        )
+        return 2
+    try:
+        result = run_suite(
+            args.policies,
+            short=args.suite == "standard-short",
+            workers=max(1, args.workers),
+            out_dir=out,
+            progress=not args.no_progress,
+            plots=not args.no_plots,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            move_timeout=args.move_timeout,
+            max_decisions=args.max_decisions,
+            trust_checkpoints=args.trust_checkpoints,
+        )
+    except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
+        print(f"dune-bench: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ndune-bench: interrupted; the suite was not finished", file=sys.stderr)
+        return 130
+    print(result.text)
+    print(
+        f"\n{result.games} games in {result.seconds:.1f} s; report written to {out}/suite_report.md"
+    )
+    return 1 if result.failures else 0
 
 
 if __name__ == "__main__":

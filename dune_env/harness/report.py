@@ -1,8 +1,13 @@
-"""Aggregate seat results into the benchmark summary, Markdown report and plots."""
+"""Aggregate seat results into the benchmark summary, Markdown report and plots.
+
+Per policy: win rate, control-win rate (END-1/END-2 wins, solo or alliance, not taken by the
+Bene Gesserit), time-out wins by cause, the faction-adjusted strength (stats.fit_strength)
+with 95% intervals, and, for duplicate runs, paired head-to-head differences."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,52 +15,147 @@ from typing import Any
 
 from .outputs import open_output, write_output
 from .runner import GameFailure, SeatResult
-from .stats import openskill_ratings, wilson_interval
+from .stats import Z95, GameOutcome, fit_strength, wilson_interval
 
 
-def summarise(rows: Sequence[SeatResult], failures: Sequence[GameFailure] = ()) -> dict[str, Any]:
-    """Per policy: win rate with Wilson 95% interval, mean reward, by faction, by seat,
-    alliance and time-out wins, mean game length; OpenSkill ratings; failures."""
-    by_policy: dict[str, list[SeatResult]] = defaultdict(list)
+def is_control_win(row: SeatResult) -> bool:
+    """A win by END-1 or END-2 (solo or alliance) that the Bene Gesserit did not take."""
+    return bool(row.won) and row.win_kind in ("solo", "alliance") and not row.bg_took
+
+
+def _games(rows: Sequence[SeatResult]) -> list[list[SeatResult]]:
     by_game: dict[int, list[SeatResult]] = defaultdict(list)
     for row in rows:
-        by_policy[row.policy].append(row)
         by_game[row.game].append(row)
-    games = [sorted(g, key=lambda r: r.seat) for _, g in sorted(by_game.items())]
-    ratings = openskill_ratings([([r.policy for r in g], [bool(r.won) for r in g]) for g in games])
+    return [sorted(g, key=lambda r: r.seat) for _, g in sorted(by_game.items())]
+
+
+def outcomes(rows: Sequence[SeatResult]) -> list[GameOutcome]:
+    """The games for the strength fit; games that share a seed (a duplicate deal) form one
+    bootstrap group."""
+    return [
+        GameOutcome(
+            policies=tuple(r.policy for r in g),
+            factions=tuple(r.faction for r in g),
+            winners=tuple(r.seat for r in g if r.won),
+            group=g[0].seed,
+        )
+        for g in _games(rows)
+    ]
+
+
+def _rate(successes: int, trials: int) -> dict[str, Any]:
+    low, high = wilson_interval(successes, trials)
+    return {"rate": successes / trials if trials else 0.0, "ci95": [low, high]}
+
+
+def head_to_head(rows: Sequence[SeatResult], fit_pairs: dict[Any, Any]) -> list[dict[str, Any]]:
+    """Paired differences between every two policies over duplicate deals: strength (from the
+    fit's bootstrap) and control-win rate (mean over deals of the per-deal difference of the
+    per-seat rates, normal 95% interval)."""
+    deals: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for r in rows:
+        cell = deals[r.seed][r.policy]
+        cell[0] += int(is_control_win(r))
+        cell[1] += 1
+    names = sorted({r.policy for r in rows})
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            diffs = [
+                d[a][0] / d[a][1] - d[b][0] / d[b][1]
+                for _, d in sorted(deals.items())
+                if a in d and b in d
+            ]
+            k = len(diffs)
+            mean = math.fsum(diffs) / k if k else 0.0
+            sd = math.sqrt(math.fsum((x - mean) ** 2 for x in diffs) / (k - 1)) if k > 1 else 0.0
+            half = Z95 * sd / math.sqrt(k) if k > 1 else math.inf
+            item: dict[str, Any] = {
+                "a": a,
+                "b": b,
+                "deals": k,
+                "control_win_rate_diff": mean,
+                "control_win_rate_diff_ci95": [mean - half, mean + half],
+            }
+            pair = fit_pairs.get((a, b))
+            if pair is not None:
+                item["strength_diff"] = pair[0]
+                item["strength_diff_ci95"] = [pair[1], pair[2]]
+            out.append(item)
+    return out
+
+
+def summarise(
+    rows: Sequence[SeatResult],
+    failures: Sequence[GameFailure] = (),
+    duplicate: bool = False,
+    bootstrap: int = 200,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Per policy: win rate and control-win rate with Wilson 95% intervals, time-out wins by
+    cause, mean reward, by faction, by seat, faction-adjusted strength with bootstrap 95%
+    intervals (over deals when `duplicate`, else over games); failures; head-to-head pairs."""
+    by_policy: dict[str, list[SeatResult]] = defaultdict(list)
+    for row in rows:
+        by_policy[row.policy].append(row)
+    games = _games(rows)
+    fit = None
+    if games:
+        fit = fit_strength(outcomes(rows), bootstrap=bootstrap, seed=seed)
     policies: dict[str, Any] = {}
     for name, items in sorted(by_policy.items()):
         wins = sum(r.won for r in items)
+        control = sum(is_control_win(r) for r in items)
         low, high = wilson_interval(wins, len(items))
-        mu, sigma = ratings.get(name, (25.0, 25.0 / 3))
 
         def split(key: str, items: list[SeatResult] = items) -> dict[str, Any]:
             groups: dict[str, list[int]] = defaultdict(list)
             for r in items:
                 groups[str(getattr(r, key))].append(r.won)
             return {
-                k: {"seats": len(v), "wins": sum(v), "win_rate": sum(v) / len(v)}
+                k: {
+                    "seats": len(v),
+                    "wins": sum(v),
+                    "win_rate": sum(v) / len(v),
+                    "win_rate_ci95": list(wilson_interval(sum(v), len(v))),
+                }
                 for k, v in sorted(groups.items())
             }
 
-        policies[name] = {
+        timeout_guild = sum(r.won for r in items if r.win_kind == "timeout" and not r.bg_took)
+        timeout_bg = sum(r.won for r in items if r.win_kind == "timeout" and r.bg_took)
+        entry: dict[str, Any] = {
             "seats_played": len(items),
             "wins": wins,
             "win_rate": wins / len(items),
             "win_rate_ci95": [low, high],
+            "control_wins": control,
+            "control_win_rate": control / len(items),
+            "control_win_rate_ci95": list(wilson_interval(control, len(items))),
             "mean_reward": sum(r.reward for r in items) / len(items),
             "alliance_wins": sum(r.won for r in items if r.win_kind == "alliance"),
-            "timeout_wins": sum(r.won for r in items if r.win_kind == "timeout"),
+            "timeout_wins": timeout_guild + timeout_bg,
+            "timeout_wins_by_cause": {"guild": timeout_guild, "bg_prediction": timeout_bg},
+            "bg_prediction_wins_on_control": sum(
+                r.won for r in items if r.win_kind == "solo" and r.bg_took
+            ),
             "by_faction": split("faction"),
             "by_seat": split("seat"),
-            "openskill_mu": mu,
-            "openskill_sigma": sigma,
-            "openskill_ordinal": mu - 3 * sigma,
+            "strength": None,
+            "strength_ci95": None,
         }
+        if fit is not None:
+            entry["strength"] = fit.strength[name]
+            ci = fit.strength_ci95.get(name)
+            entry["strength_ci95"] = list(ci) if ci is not None else None
+            if name in fit.notes:
+                entry["strength_note"] = fit.notes[name]
+        policies[name] = entry
     kinds: dict[str, int] = defaultdict(int)
     for g in games:
         kinds[g[0].win_kind] += 1
-    return {
+    summary: dict[str, Any] = {
         "games": len(games),
         "failed_games": len(failures),
         "failures": [
@@ -65,28 +165,85 @@ def summarise(rows: Sequence[SeatResult], failures: Sequence[GameFailure] = ()) 
         "mean_rounds": sum(g[0].rounds for g in games) / max(1, len(games)),
         "mean_decisions": sum(g[0].decisions for g in games) / max(1, len(games)),
         "win_kinds": dict(sorted(kinds.items())),
+        "chance_win_rate": 1.0 / games[0][0].num_players if games else None,
         "policies": policies,
+        "strength_fit": fit.to_dict() if fit is not None else None,
+        "duplicate": duplicate,
     }
+    if duplicate and fit is not None:
+        summary["head_to_head"] = head_to_head(rows, fit.pair_ci95)
+    return summary
+
+
+def ranked(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Policies best first: by strength (then win rate)."""
+
+    def key(item: tuple[str, dict[str, Any]]) -> tuple[float, float]:
+        p = item[1]
+        strength = p.get("strength")
+        return (strength if strength is not None else -math.inf, p["win_rate"])
+
+    return sorted(summary["policies"].items(), key=key, reverse=True)
+
+
+def _interval(ci: Sequence[float] | None, fmt: str) -> str:
+    if not ci:
+        return "–"
+    return f"[{format(ci[0], fmt)}, {format(ci[1], fmt)}]"
 
 
 def leaderboard(summary: dict[str, Any]) -> str:
-    """The leaderboard as a Markdown table, best OpenSkill ordinal first."""
+    """The leaderboard as a Markdown table, strongest first."""
+    fit = summary.get("strength_fit") or {}
+    reference = fit.get("reference", "?")
     lines = [
-        "| policy | seats | win rate | 95% CI | mean reward | OpenSkill μ ± σ | alliance wins "
-        "| time-out wins |",
-        "|---|---:|---:|---|---:|---|---:|---:|",
+        f"| policy | seats | strength (vs {reference}) | 95% CI | win rate | 95% CI "
+        "| control wins | 95% CI | time-out wins (Guild / BG) | mean reward |",
+        "|---|---:|---:|---|---:|---|---:|---|---:|---:|",
     ]
-    ranked = sorted(
-        summary["policies"].items(), key=lambda kv: kv[1]["openskill_ordinal"], reverse=True
-    )
-    for name, p in ranked:
-        low, high = p["win_rate_ci95"]
+    for name, p in ranked(summary):
+        strength = p.get("strength")
+        mark = " †" if p.get("strength_note") else ""
+        causes = p["timeout_wins_by_cause"]
         lines.append(
-            f"| {name} | {p['seats_played']} | {p['win_rate']:.1%} | [{low:.1%}, {high:.1%}] "
-            f"| {p['mean_reward']:+.3f} | {p['openskill_mu']:.1f} ± {p['openskill_sigma']:.1f} "
-            f"| {p['alliance_wins']} | {p['timeout_wins']} |"
+            f"| {name} | {p['seats_played']} "
+            f"| {'–' if strength is None else f'{strength:+.2f}'}{mark} "
+            f"| {_interval(p.get('strength_ci95'), '+.2f')} "
+            f"| {p['win_rate']:.1%} | {_interval(p['win_rate_ci95'], '.1%')} "
+            f"| {p['control_win_rate']:.1%} | {_interval(p['control_win_rate_ci95'], '.1%')} "
+            f"| {causes['guild']} / {causes['bg_prediction']} | {p['mean_reward']:+.3f} |"
+        )
+    notes = [
+        f"† {name}: {p['strength_note']}" for name, p in ranked(summary) if "strength_note" in p
+    ]
+    return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def head_to_head_table(summary: dict[str, Any]) -> str:
+    lines = [
+        "| a | b | deals | strength a − b | 95% CI | control-win rate a − b | 95% CI |",
+        "|---|---|---:|---:|---|---:|---|",
+    ]
+    for h in summary.get("head_to_head", []):
+        diff = h.get("strength_diff")
+        lines.append(
+            f"| {h['a']} | {h['b']} | {h['deals']} "
+            f"| {'–' if diff is None else f'{diff:+.2f}'} "
+            f"| {_interval(h.get('strength_diff_ci95'), '+.2f')} "
+            f"| {h['control_win_rate_diff']:+.1%} "
+            f"| {_interval(h['control_win_rate_diff_ci95'], '+.1%')} |"
         )
     return "\n".join(lines)
+
+
+METHOD_NOTE = (
+    "Strength: a batch maximum-likelihood fit of a conditional-logit (Plackett–Luce) model, one "
+    "parameter per policy and per faction (this player count), log-odds units, reference "
+    "policy at 0; a solo win is the first place, an alliance the top-two set, games without a "
+    "winner are left out; time-out wins are absorbed by the faction parameters. 95% intervals: "
+    "percentile bootstrap over {unit}. Win and control-win intervals: Wilson 95%. Control win: "
+    "END-1/END-2 (solo or alliance) not taken by the Bene Gesserit."
+)
 
 
 def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
@@ -97,20 +254,46 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
             f"{meta.get('games_requested', '?')} games played (interrupted).",
             "",
         ]
+    mode = (
+        "duplicate deals (every rotation of the line-up)"
+        if summary.get("duplicate")
+        else ("seat- and faction-rotated games")
+    )
     out.append(
-        f"{summary['games']} games of {meta['num_players']} players, seed {meta['seed']}, "
-        f"policies {', '.join(meta['policies'])}; mean length {summary['mean_rounds']:.2f} "
-        f"rounds, {summary['mean_decisions']:.0f} decisions; "
+        f"{summary['games']} games of {meta['num_players']} players ({mode}), seed "
+        f"{meta['seed']}, policies {', '.join(meta['policies'])}; mean length "
+        f"{summary['mean_rounds']:.2f} rounds, {summary['mean_decisions']:.0f} decisions; "
         f"{meta.get('games_per_second', 0):.1f} games/s on {meta['workers']} worker(s)."
     )
     out += ["", "## Leaderboard", "", leaderboard(summary), ""]
+    unit = "deals" if summary.get("duplicate") else "games"
+    out += [METHOD_NOTE.format(unit=unit), ""]
     out += ["Win kinds: " + ", ".join(f"{k} {v}" for k, v in summary["win_kinds"].items()), ""]
+    fit = summary.get("strength_fit")
+    if fit:
+        out += [
+            f"Games fitted: {fit['games_fitted']} (left out without a winner: "
+            f"{fit['games_without_winner']}); bootstrap samples {fit['bootstrap_samples']}, "
+            f"failed {fit['bootstrap_failures']}"
+            + ("" if fit["converged"] else "; **the fit did not converge: do not use it**")
+            + ".",
+            "",
+            "## Faction effects (log-odds, sum 0)",
+            "",
+            "| faction | effect | 95% CI |",
+            "|---|---:|---|",
+        ]
+        for f, v in sorted(fit["faction_effect"].items(), key=lambda kv: -kv[1]):
+            out.append(f"| {f} | {v:+.2f} | {_interval(fit['faction_ci95'].get(f), '+.2f')} |")
+        out.append("")
+    if summary.get("head_to_head"):
+        out += ["## Head to head (paired over deals)", "", head_to_head_table(summary), ""]
     for title, key in (("By faction", "by_faction"), ("By seat", "by_seat")):
-        out += [f"## {title}", ""]
+        out += [f"## {title} (win rate, seats)", ""]
         columns = sorted({k for p in summary["policies"].values() for k in p[key]})
         out.append("| policy | " + " | ".join(columns) + " |")
         out.append("|---|" + "---:|" * len(columns))
-        for name, p in sorted(summary["policies"].items()):
+        for name, p in ranked(summary):
             cells = []
             for c in columns:
                 cell = p[key].get(c)
@@ -127,40 +310,84 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _errors(values: list[float], intervals: list[Any]) -> list[list[float]]:
+    lows = [max(0.0, v - ci[0]) if ci else 0.0 for v, ci in zip(values, intervals, strict=True)]
+    highs = [max(0.0, ci[1] - v) if ci else 0.0 for v, ci in zip(values, intervals, strict=True)]
+    return [lows, highs]
+
+
 def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
-    """Win rate per policy with 95% error bars, and win rate by faction."""
+    """Win and control-win rates, win rate by faction (95% Wilson intervals, chance line), and
+    strength with its bootstrap interval; policies sorted as in the leaderboard."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = sorted(summary["policies"])
-    rates = [summary["policies"][n]["win_rate"] for n in names]
-    intervals = [summary["policies"][n]["win_rate_ci95"] for n in names]
-    lows = [max(0.0, r - ci[0]) for r, ci in zip(rates, intervals, strict=True)]
-    highs = [max(0.0, ci[1] - r) for r, ci in zip(rates, intervals, strict=True)]
+    names = [name for name, _ in ranked(summary)] if summary.get("policies") else []
+    policies = summary["policies"]
+    chance = summary.get("chance_win_rate")
     paths = []
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar(names, rates, yerr=[lows, highs], capsize=6, color="#c8883a")
-    ax.set_ylabel("win rate (95% Wilson CI)")
-    ax.set_ylim(0, 1)
-    ax.set_title("Win rate per policy")
+
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    xs = list(range(len(names)))
+    rates = [policies[n]["win_rate"] for n in names]
+    ax.bar(
+        [x - 0.2 for x in xs],
+        rates,
+        0.4,
+        yerr=_errors(rates, [policies[n]["win_rate_ci95"] for n in names]),
+        capsize=5,
+        color="#c8883a",
+        label="win rate",
+    )
+    tops = [policies[n]["win_rate_ci95"][1] for n in names]
+    if all("control_win_rate" in policies[n] for n in names):
+        control = [policies[n]["control_win_rate"] for n in names]
+        cis = [policies[n]["control_win_rate_ci95"] for n in names]
+        ax.bar(
+            [x + 0.2 for x in xs],
+            control,
+            0.4,
+            yerr=_errors(control, cis),
+            capsize=5,
+            color="#4a7ab5",
+            label="control-win rate",
+        )
+        tops += [ci[1] for ci in cis]
+    if chance:
+        ax.axhline(
+            chance, color="grey", linestyle="--", linewidth=1, label=f"chance 1/{round(1 / chance)}"
+        )
+    ax.set_xticks(xs)
+    ax.set_xticklabels(names)
+    ax.set_ylim(0, min(1.0, max(tops + [chance or 0.0], default=1.0) * 1.15) or 1.0)
+    ax.set_ylabel("rate per seat (95% Wilson CI)")
+    ax.set_title("Win and control-win rate per policy (strongest first)")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     paths.append(out_dir / "win_rate.png")
     with open_output(paths[-1], binary=True) as handle:
         fig.savefig(handle, dpi=100, format="png")
     plt.close(fig)
 
-    factions = sorted({f for n in names for f in summary["policies"][n]["by_faction"]})
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    factions = sorted({f for n in names for f in policies[n]["by_faction"]})
+    fig, ax = plt.subplots(figsize=(8, 3.8))
     width = 0.8 / max(1, len(names))
+    top = chance or 0.0
     for i, name in enumerate(names):
-        by = summary["policies"][name]["by_faction"]
-        xs = [j + i * width for j in range(len(factions))]
-        ax.bar(xs, [by.get(f, {}).get("win_rate", 0.0) for f in factions], width, label=name)
+        by = policies[name]["by_faction"]
+        fx = [j + i * width for j in range(len(factions))]
+        values = [by.get(f, {}).get("win_rate", 0.0) for f in factions]
+        cis = [by.get(f, {}).get("win_rate_ci95") for f in factions]
+        ax.bar(fx, values, width, yerr=_errors(values, cis), capsize=2, label=name)
+        top = max([top] + [ci[1] for ci in cis if ci])
+    if chance:
+        ax.axhline(chance, color="grey", linestyle="--", linewidth=1, label="chance")
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(factions))])
     ax.set_xticklabels(factions, rotation=20, fontsize=8)
-    ax.set_ylabel("win rate")
+    ax.set_ylim(0, min(1.0, top * 1.1) or 1.0)
+    ax.set_ylabel("win rate (95% Wilson CI)")
     ax.set_title("Win rate by faction")
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -168,6 +395,31 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     with open_output(paths[-1], binary=True) as handle:
         fig.savefig(handle, dpi=100, format="png")
     plt.close(fig)
+
+    with_strength = [n for n in names if policies[n].get("strength") is not None]
+    if with_strength:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        values = [policies[n]["strength"] for n in with_strength]
+        cis = [policies[n].get("strength_ci95") for n in with_strength]
+        ax.errorbar(
+            values,
+            list(range(len(with_strength))),
+            xerr=_errors(values, cis),
+            fmt="o",
+            capsize=5,
+            color="#4a7ab5",
+        )
+        ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
+        ax.set_yticks(list(range(len(with_strength))))
+        ax.set_yticklabels(with_strength)
+        ax.invert_yaxis()
+        reference = (summary.get("strength_fit") or {}).get("reference", "reference")
+        ax.set_xlabel(f"strength, log-odds vs {reference} (95% bootstrap CI)")
+        ax.set_title("Faction-adjusted strength (strongest first)")
+        fig.tight_layout()
+        paths.append(out_dir / "strength.png")
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
     return paths
 
 

@@ -96,26 +96,49 @@ def schedule(
     games: int,
     seed: int,
     config: dict[str, Any] | None = None,
+    duplicate: bool = False,
 ) -> list[GameSpec]:
     """Rotate seats and factions so that every policy plays every seat and faction equally.
 
     In game g, seat s gets line-up entry (s + g) mod n and faction F_b[(s + g // n) mod n]: a
     Latin-square rotation that is balanced over every block of n*n games.  When more factions
     are available than seats (3-4 players), block b = g // (n*n) uses the available factions
-    rotated by b, so every faction is played equally over whole cycles."""
+    rotated by b, so every faction is played equally over whole cycles.
+
+    `duplicate=True`: deal k (games k*n .. k*n + n-1) is played once under every rotation of
+    the line-up across the seats, with one seed and one faction per seat, so the rotations see
+    the same chance outcomes wherever the games reach the same chance event (docs/engine.md,
+    Chance).  Deal k plays the available factions rotated by k (so every faction is dealt
+    equally over m consecutive deals, m = number of available factions), in a seat order
+    rotated by k // m."""
     base = lineup(policies, num_players)
+    n = num_players
+    if duplicate:
+        if len(set(base)) < 2:
+            raise ValueError(
+                f"--duplicate needs at least two different policies to rotate; the line-up "
+                f"{base} is the same under every rotation"
+            )
+        if games % n:
+            raise ValueError(
+                f"--duplicate plays each deal under all {n} rotations: give a number of games "
+                f"that is a multiple of {n} (e.g. {games - games % n + n}), not {games}"
+            )
     avail = list(available_factions(num_players))
     m = len(avail)
-    n = num_players
     items = tuple(sorted((config or {}).items()))
     specs = []
     for g in range(games):
-        block = g // (n * n)
+        deal, rotation = (g // n, g % n) if duplicate else (g, g)
+        # A duplicate deal already gives every policy every seat and faction of the deal, so
+        # its faction set rotates every deal (and the seat order every m deals).
+        block = deal if duplicate else deal // (n * n)
+        shift = deal // m if duplicate else deal // n
         faction_set = [avail[(block + i) % m] for i in range(n)]
-        seats = tuple(base[(s + g) % n] for s in range(n))
-        factions = tuple(faction_set[(s + g // n) % n] for s in range(n))
+        seats = tuple(base[(s + rotation) % n] for s in range(n))
+        factions = tuple(faction_set[(s + shift) % n] for s in range(n))
         # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
-        game_seed = (seed * 1_000_003 + g) % SEED_LIMIT
+        game_seed = (seed * 1_000_003 + deal) % SEED_LIMIT
         specs.append(GameSpec(g, game_seed, n, seats, factions, items))
     return specs
 

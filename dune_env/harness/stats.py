@@ -1,14 +1,39 @@
-"""Statistics for the benchmark report: Wilson intervals and OpenSkill ratings."""
+"""Statistics for the benchmark report: Wilson intervals and the faction-adjusted strength fit.
+
+Strength model (a conditional logit, i.e. the first stage of Plackett-Luce).  In a game of n
+seats, seat i has utility u_i = theta[policy(i)] + phi[faction(i)], and
+
+- a **solo winner** w has probability exp(u_w) / sum_j exp(u_j);
+- an **alliance** (two winners a, b, END-2) is the event that {a, b} are the top two of a
+  Plackett-Luce ranking, in either order: p_a p_b / (1 - p_a) + p_b p_a / (1 - p_b);
+- a game **without a winner** says nothing about who is stronger and is left out of the fit
+  (it is counted in `StrengthFit.games_without_winner`).
+
+Time-out wins (END-5) are wins of the seat holding the Guild (or of the Bene Gesserit, END-6):
+the faction parameters absorb them, so a policy's strength measures what it wins beyond what
+its faction hands it.  The fit is a batch maximum of the likelihood (scipy's BFGS with the
+exact gradient), so it does not depend on the order of the games.  Identification: one policy
+(the reference, `random` when present) has strength 0 and the faction parameters sum to 0.  A
+weak Gaussian prior (standard deviation `PRIOR_SD` in log-odds) keeps the estimate finite when
+a policy never wins; such a policy is flagged, since its strength is then bounded only by the
+prior.  Strength is in log-odds units: exp(strength) is a policy's odds multiplier of winning a
+seat against the reference policy playing the same faction.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Z95 = 1.959963984540054
+PRIOR_SD = 4.0  # log-odds: weak (a strength of 4 is a 55-fold odds ratio)
 
 
-def wilson_interval(
-    successes: int, trials: int, z: float = 1.959963984540054
-) -> tuple[float, float]:
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval for a binomial proportion (95% by default).
 
     Returns (low, high); (0, 1) when there are no trials."""
@@ -24,34 +49,248 @@ def wilson_interval(
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def openskill_ratings(
-    games: Sequence[tuple[Sequence[str], Sequence[bool]]],
-) -> dict[str, tuple[float, float]]:
-    """OpenSkill (Plackett-Luce) ratings of policies from games.
+@dataclass(frozen=True)
+class GameOutcome:
+    """One game for the strength fit: the policy and faction of each seat and the winners."""
 
-    Each game is (policy of each seat, whether each seat won).  Every seat is a one-player team
-    ranked 1 if it won, 2 otherwise.  A policy seated several times in one game takes the mean
-    of its seats' updated ratings.  Returns {policy: (mu, sigma)}; the ordinal mu - 3 sigma is
-    the conservative skill."""
-    from openskill.models import PlackettLuce
+    policies: tuple[str, ...]
+    factions: tuple[str, ...]
+    winners: tuple[int, ...]  # seats; empty when nobody won, two for an alliance
+    group: int = 0  # games of one group (a duplicate deal) are resampled together
 
-    model = PlackettLuce()
-    ratings: dict[str, tuple[float, float]] = {}
-    for seats, won in games:
-        teams = []
-        for policy in seats:
-            mu, sigma = ratings.get(policy, (model.mu, model.sigma))
-            teams.append([model.rating(mu=mu, sigma=sigma, name=policy)])
-        if len(set(seats)) < 2:
-            continue  # a policy against itself teaches nothing
-        ranks = [1.0 if w else 2.0 for w in won]
-        rated = model.rate(teams, ranks=ranks)
-        sums: dict[str, list[float]] = {}
-        for policy, team in zip(seats, rated, strict=True):
-            entry = sums.setdefault(policy, [0.0, 0.0, 0.0])
-            entry[0] += team[0].mu
-            entry[1] += team[0].sigma
-            entry[2] += 1
-        for policy, (mu_sum, sigma_sum, n) in sums.items():
-            ratings[policy] = (mu_sum / n, sigma_sum / n)
-    return ratings
+
+@dataclass
+class StrengthFit:
+    """The fitted strengths (log-odds, reference policy at 0) with 95% bootstrap intervals."""
+
+    reference: str
+    strength: dict[str, float]
+    faction_effect: dict[str, float]
+    strength_ci95: dict[str, tuple[float, float]] = field(default_factory=dict)
+    faction_ci95: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # difference strength[a] - strength[b] with its interval, for every pair (a, b), a < b
+    pair_ci95: dict[tuple[str, str], tuple[float, float, float]] = field(default_factory=dict)
+    games_fitted: int = 0
+    games_without_winner: int = 0
+    bootstrap_samples: int = 0
+    bootstrap_failures: int = 0
+    notes: dict[str, str] = field(default_factory=dict)  # per policy: why its value is marked
+    converged: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": "conditional logit (Plackett-Luce), policy + faction effects, maximum "
+            f"a posteriori with a N(0, {PRIOR_SD}^2) prior; alliances = top-two set",
+            "reference": self.reference,
+            "strength": self.strength,
+            "strength_ci95": {k: list(v) for k, v in self.strength_ci95.items()},
+            "faction_effect": self.faction_effect,
+            "faction_ci95": {k: list(v) for k, v in self.faction_ci95.items()},
+            "games_fitted": self.games_fitted,
+            "games_without_winner": self.games_without_winner,
+            "bootstrap_samples": self.bootstrap_samples,
+            "bootstrap_failures": self.bootstrap_failures,
+            "converged": self.converged,
+            "notes": self.notes,
+        }
+
+
+class _Design:
+    """The games as arrays: policy and faction index per seat, winner masks."""
+
+    def __init__(
+        self, games: Sequence[GameOutcome], policies: list[str], factions: list[str]
+    ) -> None:
+        pi = {p: i for i, p in enumerate(policies)}
+        fi = {f: i for i, f in enumerate(factions)}
+        n = len(games[0].policies)
+        if any(len(g.policies) != n or len(g.factions) != n for g in games):
+            raise ValueError("the strength fit takes games of one player count at a time")
+        self.n = n
+        self.num_policies = len(policies)
+        self.num_factions = len(factions)
+        self.pol = np.array([[pi[p] for p in g.policies] for g in games], dtype=np.int64)
+        self.fac = np.array([[fi[f] for f in g.factions] for g in games], dtype=np.int64)
+        self.solo = np.array([len(g.winners) == 1 for g in games])
+        first = np.array([g.winners[0] for g in games], dtype=np.int64)
+        second = np.array([g.winners[1] if len(g.winners) > 1 else -1 for g in games])
+        self.first = first
+        self.second = second
+
+    def take(self, rows: np.ndarray) -> _Design:
+        other = _Design.__new__(_Design)
+        other.n, other.num_policies, other.num_factions = (
+            self.n,
+            self.num_policies,
+            self.num_factions,
+        )
+        for name in ("pol", "fac", "solo", "first", "second"):
+            setattr(other, name, getattr(self, name)[rows])
+        return other
+
+
+def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.ndarray]:
+    """Minus the log posterior and its gradient.  x = free policy params (all but `ref`)
+    followed by free faction params (all but the last, which is minus their sum)."""
+    theta = np.insert(x[: d.num_policies - 1], ref, 0.0)
+    free_phi = x[d.num_policies - 1 :]
+    phi = np.append(free_phi, -free_phi.sum())
+    u = theta[d.pol] + phi[d.fac]  # (G, n)
+    u_max = u.max(axis=1, keepdims=True)
+    e = np.exp(u - u_max)
+    p = e / e.sum(axis=1, keepdims=True)
+    rows = np.arange(len(u))
+    pa = p[rows, d.first]
+    grad_u = -p.copy()
+    grad_u[rows, d.first] += 1.0
+    ll = np.log(pa)
+    # Alliances: log(p_a p_b (1/(1-p_a) + 1/(1-p_b))); gradient by the chain rule.
+    al = np.flatnonzero(~d.solo)
+    if al.size:
+        a, b = d.first[al], d.second[al]
+        pa_, pb_ = p[al, a], p[al, b]
+        ia, ib = 1.0 / (1.0 - pa_), 1.0 / (1.0 - pb_)
+        s = ia + ib
+        ll[al] = np.log(pa_) + np.log(pb_) + np.log(s)
+        pal = p[al]
+        g = -2.0 * pal
+        g[np.arange(al.size), a] += 1.0
+        g[np.arange(al.size), b] += 1.0
+        da = -pal * (pa_ * ia * ia)[:, None]
+        da[np.arange(al.size), a] += pa_ * ia * ia
+        db = -pal * (pb_ * ib * ib)[:, None]
+        db[np.arange(al.size), b] += pb_ * ib * ib
+        g += (da + db) / s[:, None]
+        grad_u[al] = g
+    grad_theta = np.bincount(d.pol.ravel(), grad_u.ravel(), d.num_policies)
+    grad_phi = np.bincount(d.fac.ravel(), grad_u.ravel(), d.num_factions)
+    prior = 0.5 * (theta @ theta + phi @ phi) / PRIOR_SD**2
+    value = -float(ll.sum()) + prior
+    g_theta = -grad_theta + theta / PRIOR_SD**2
+    g_phi_full = -grad_phi + phi / PRIOR_SD**2
+    g_free_phi = g_phi_full[:-1] - g_phi_full[-1]
+    return value, np.concatenate([np.delete(g_theta, ref), g_free_phi])
+
+
+def _maximise(d: _Design, ref: int, x0: np.ndarray) -> tuple[np.ndarray, bool]:
+    from scipy.optimize import minimize
+
+    result = minimize(
+        _neg_log_likelihood,
+        x0,
+        args=(d, ref),
+        jac=True,
+        method="BFGS",  # (small problems: faster here than L-BFGS-B's compiled loop)
+        options={"maxiter": 500, "gtol": 1e-6},
+    )
+    # BFGS may stop on "precision loss" at the optimum: accept a vanishing gradient too.
+    ok = bool(result.success) or float(np.max(np.abs(result.jac), initial=0.0)) < 1e-3
+    return result.x, ok
+
+
+def _unpack(x: np.ndarray, d: _Design, ref: int) -> tuple[np.ndarray, np.ndarray]:
+    theta = np.insert(x[: d.num_policies - 1], ref, 0.0)
+    free_phi = x[d.num_policies - 1 :]
+    return theta, np.append(free_phi, -free_phi.sum())
+
+
+def choose_reference(policies: Sequence[str]) -> str:
+    """`random` when it plays, else the first policy named (alphabetically)."""
+    return "random" if "random" in policies else sorted(policies)[0]
+
+
+def fit_strength(
+    games: Sequence[GameOutcome],
+    reference: str | None = None,
+    bootstrap: int = 200,
+    seed: int = 0,
+) -> StrengthFit:
+    """Fit policy strengths and faction effects; 95% percentile intervals from `bootstrap`
+    resamples of the games' groups (duplicate deals, or single games).
+
+    The result is a function of the *set* of games: their order does not matter."""
+    # Canonical order (the fit and the bootstrap never see the input order).
+    ordered = sorted(games, key=lambda g: (g.group, g.policies, g.factions, g.winners))
+    policies = sorted({p for g in ordered for p in g.policies})
+    factions = sorted({f for g in ordered for f in g.factions})
+    if not policies:
+        raise ValueError("no games to fit")
+    reference = reference if reference is not None else choose_reference(policies)
+    if reference not in policies:
+        raise ValueError(f"reference policy {reference!r} did not play; played: {policies}")
+    with_winner = [g for g in ordered if g.winners]
+    fit = StrengthFit(
+        reference=reference,
+        strength={p: 0.0 for p in policies},
+        faction_effect={f: 0.0 for f in factions},
+        games_fitted=len(with_winner),
+        games_without_winner=len(ordered) - len(with_winner),
+    )
+    wins: dict[str, int] = {p: 0 for p in policies}
+    for g in with_winner:
+        for seat in g.winners:
+            wins[g.policies[seat]] += 1
+    for p in policies:
+        if wins[p] == 0:
+            fit.notes[p] = "never won: the strength is bounded only by the prior (not identified)"
+    if wins[reference] == 0 and len(policies) > 1:
+        for p in policies:
+            fit.notes.setdefault(
+                p,
+                f"measured against the reference {reference!r}, which never won: the scale is "
+                "set by the prior (not identified)",
+            )
+    if not with_winner:
+        fit.converged = False
+        fit.notes[reference] = "no game had a winner: nothing to fit"
+        return fit
+    ref = policies.index(reference)
+    d = _Design(with_winner, policies, factions)
+    x0 = np.zeros(len(policies) - 1 + len(factions) - 1)
+    x, ok = _maximise(d, ref, x0)
+    fit.converged = ok
+    theta, phi = _unpack(x, d, ref)
+    fit.strength = {p: float(theta[i]) for i, p in enumerate(policies)}
+    fit.faction_effect = {f: float(phi[i]) for i, f in enumerate(factions)}
+    if bootstrap <= 0:
+        return fit
+    groups: dict[int, list[int]] = {}
+    for i, g in enumerate(with_winner):
+        groups.setdefault(g.group, []).append(i)
+    members = [np.array(v) for _, v in sorted(groups.items())]
+    rng = np.random.default_rng(seed)
+    thetas, phis = [], []
+    for _ in range(bootstrap):
+        pick = rng.integers(0, len(members), len(members))
+        rows = np.concatenate([members[k] for k in pick])
+        xb, ok_b = _maximise(d.take(rows), ref, x)
+        if not ok_b:
+            fit.bootstrap_failures += 1
+            continue
+        tb, pb = _unpack(xb, d, ref)
+        thetas.append(tb)
+        phis.append(pb)
+    fit.bootstrap_samples = len(thetas)
+    if fit.bootstrap_failures > 0.05 * bootstrap or len(thetas) < 20:
+        fit.converged = False
+        for p in policies:
+            fit.notes.setdefault(
+                p, f"bootstrap did not converge ({fit.bootstrap_failures} of {bootstrap} failed)"
+            )
+    if not thetas:
+        return fit
+    t = np.array(thetas)
+    f_arr = np.array(phis)
+
+    def interval(values: np.ndarray) -> tuple[float, float]:
+        low, high = np.percentile(values, [2.5, 97.5])
+        return float(low), float(high)
+
+    fit.strength_ci95 = {p: interval(t[:, i]) for i, p in enumerate(policies)}
+    fit.faction_ci95 = {f: interval(f_arr[:, i]) for i, f in enumerate(factions)}
+    for i, a in enumerate(policies):
+        for j in range(i + 1, len(policies)):
+            diff = t[:, i] - t[:, j]
+            low, high = interval(diff)
+            fit.pair_ci95[(a, policies[j])] = (float(theta[i] - theta[j]), low, high)
+    return fit

@@ -31,7 +31,7 @@ import random
 from ..engine import Game
 from ..engine.constants import NO_ONE, Faction
 from ..engine.decisions import BID_DONE, DecisionKind, bid_leader_option, unit_option
-from ..engine.rng import DiceRng
+from ..engine.rng import ChanceRng, DiceRng
 from ..engine.state import GameState, Phase, frozen_history
 from ..engine.steps.battle import ATTACKER, DEFENDER, side_factions, side_leader_owners
 from ..engine.steps.setup import legal_prediction
@@ -64,7 +64,7 @@ def visible_game(game: Game, seat: int, rng: Rng) -> Game:
     state = clone.state
     _redraw_prediction(state, seat, rng)
     _redraw_bids(state, seat, rng)
-    state.rng = DiceRng(_u64(rng))
+    state.rng = ChanceRng(_u64(rng), turn_roll=state.rng.turn_roll)  # unknown future dice
     return clone
 
 

@@ -21,6 +21,9 @@ BUILTIN_POLICIES: dict[str, str] = {
     "aggressive": "dune_env.policies.heuristics:AggressivePolicy",
     "economic": "dune_env.policies.heuristics:EconomicPolicy",
     "mcts": "dune_env.policies.mcts:MCTSPolicy",
+    # weakened copies (20% of decisions at random), to measure a benchmark's power
+    "aggressive-eps20": "dune_env.policies.epsilon:AggressiveEps20",
+    "economic-eps20": "dune_env.policies.epsilon:EconomicEps20",
 }
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 # name -> shipped model in the safe format (see docs/model_card_ppo_4p.md).

@@ -12,7 +12,7 @@ import pytest
 from dune_env.engine import Game
 from dune_env.harness import run_benchmark, schedule, wilson_interval
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.stats import openskill_ratings
+from dune_env.harness.stats import GameOutcome, fit_strength
 from dune_env.policies.base import SeededPolicy
 from dune_env.policies.registry import PolicyLoadError, load_policy
 
@@ -40,10 +40,19 @@ def test_wilson_interval_rejects_impossible_counts() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
-def test_openskill_ranks_the_winner_higher() -> None:
-    games = [(["a", "b", "b"], [True, False, False])] * 10
-    ratings = openskill_ratings(games)
-    assert ratings["a"][0] > ratings["b"][0]
+def test_strength_ranks_the_winner_higher() -> None:
+    """(Replaces the OpenSkill test: the batch fit ranks a policy that wins more higher.)"""
+    games = [
+        GameOutcome(
+            ("a", "b", "b"),
+            ("F0", "F1", "F2")[i % 3 :] + ("F0", "F1", "F2")[: i % 3],
+            (0,) if i % 4 else (1,),
+            i,
+        )
+        for i in range(30)
+    ]
+    fit = fit_strength(games, reference="b", bootstrap=0)
+    assert fit.strength["a"] > fit.strength["b"] == 0.0
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 5, 6, 8])

@@ -97,8 +97,20 @@ def test_every_decision_kind_is_played() -> None:
         if len(seen) == len(DecisionKind):
             break
     missing = {DecisionKind(k).name for k in set(DecisionKind) - seen}
-    # GHOLA needs a Tleilax turn with its leader in the reserve and spice: rare, tested below.
-    assert missing <= {"GHOLA"}, missing
+    # GHOLA needs a Tleilax turn with its leader in the reserve and spice; HARVESTER_DISCARD a
+    # worm on the spice die while holding two harvester regions: both rare, tested below.
+    assert missing <= {"GHOLA", "HARVESTER_DISCARD"}, missing
+
+
+def test_harvester_discard_is_decided() -> None:
+    """LAND-1 (Shai-Hulud): with two harvester regions, each heuristic discards one, legally."""
+    from tests.env.scenarios import harvester_discard
+
+    game = harvester_discard()
+    assert game.pending is not None and game.pending.kind == DecisionKind.HARVESTER_DISCARD
+    assert len(game.pending.options) == 2
+    for kind in HEURISTICS:
+        assert kind().act(game, game.pending.seat) in game.pending.options
 
 
 def test_ghola_paid_before_a_battle() -> None:

@@ -18,24 +18,26 @@ from ..core import ask, ask_faction, decision, draw, emit, goto, runner
 from ..decisions import DecisionKind
 from ..events import EventKind
 from ..queries import MAP, POLAR, occupied
+from ..rng import SETUP_FACTIONS, SETUP_FIRST, SETUP_STORM, SETUP_TOKENS
 from ..state import GameState, Phase, initial_pieces
 from .turn import start_turn
 
 
 def begin_setup(state: GameState) -> None:
     """SETUP-1..5 chance and faction assignment; called once at game creation."""
-    sector = draw(state, FACES_PER_DIE) + 1  # SETUP-1: roll the region die
+    rng = state.rng
+    sector = draw(state, FACES_PER_DIE, rng.prefix(SETUP_STORM)) + 1  # SETUP-1: the region die
     state.storm_sector = sector
     state.round = 1
     emit(state, EventKind.SETUP_STORM, sector)
     tokens = [t for t in range(NUM_TOKEN_TYPES) for _ in range(PROPERTY_TOKENS_PER_TYPE)]
-    _shuffle(state, tokens)  # SETUP-2
+    _shuffle(state, tokens, rng.prefix(SETUP_TOKENS))  # SETUP-2
     for region, token in zip(MAP.strategic_regions, tokens, strict=False):
         state.region_token[region] = token
         state.token_supply[token] -= 1
         emit(state, EventKind.SETUP_TOKEN, region, token)
     # SETUP-3: Shield, Snooper, Thumpers start in the common supply (the state's defaults).
-    state.first_seat = draw(state, state.num_players)  # SETUP-4
+    state.first_seat = draw(state, state.num_players, rng.prefix(SETUP_FIRST))  # SETUP-4
     state.active_seat = state.first_seat
     emit(state, EventKind.FIRST_PLAYER, state.first_seat)
     mode = state.config.faction_mode
@@ -45,7 +47,7 @@ def begin_setup(state: GameState) -> None:
             _seat(state, seat, faction)
     elif mode == "random":
         pool = list(available_factions(state.num_players))
-        _shuffle(state, pool)
+        _shuffle(state, pool, rng.prefix(SETUP_FACTIONS))
         for seat in range(state.num_players):
             _seat(state, seat, pool[seat])
     if mode == "draft":
@@ -54,9 +56,9 @@ def begin_setup(state: GameState) -> None:
         goto(state, Phase.SETUP_PLACE)
 
 
-def _shuffle(state: GameState, items: list[int]) -> None:
+def _shuffle(state: GameState, items: list[int], event: int) -> None:
     for i in range(len(items) - 1, 0, -1):
-        j = draw(state, i + 1)
+        j = draw(state, i + 1, event, i)
         items[i], items[j] = items[j], items[i]
 
 

@@ -15,6 +15,7 @@ from ..constants import (
 from ..core import clear_pending, draw, emit, goto, runner
 from ..events import EventKind
 from ..queries import MAP, add_storage, factions_in, strategic_controlled
+from ..rng import TURN_ROLL
 from ..state import GameState, Phase
 
 
@@ -45,16 +46,22 @@ def reset_turn(state: GameState) -> None:
 def start_turn(state: GameState) -> None:
     """ROLL-1: the active player rolls all seven dice."""
     reset_turn(state)
+    state.rng.turn_roll = 0
     emit(state, EventKind.TURN_START, state.round, state.active_seat, state.active_faction)
     roll_unfixed(state)
     goto(state, Phase.ROLL)
 
 
 def roll_unfixed(state: GameState) -> None:
+    """Roll the unfixed dice.  Each die's face is keyed on (round, active seat, roll of this
+    turn, die), so it does not depend on any earlier choice (docs/engine.md, Chance)."""
+    rng = state.rng
+    event = rng.prefix(TURN_ROLL, state.round, state.active_seat, rng.turn_roll)
+    rng.turn_roll += 1
     mask = 0
     for die in range(NUM_DICE):
         if not state.dice_fixed[die]:
-            state.dice_faces[die] = draw(state, FACES_PER_DIE)
+            state.dice_faces[die] = draw(state, FACES_PER_DIE, event, die)
             mask |= 1 << die
     emit(state, EventKind.ROLL, *state.dice_faces, mask)
 
