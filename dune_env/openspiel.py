@@ -42,7 +42,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without OpenSpie
         'pip install "dune-env[openspiel]"  (or: pip install open_spiel)'
     ) from exc
 
-from .engine.config import FACE_DANCER_MODES, FACTION_MODES, ConfigError, GameConfig
+from .engine.config import ConfigError, GameConfig
 from .engine.constants import (
     FACES_PER_DIE,
     FACTION_NAMES,
@@ -116,9 +116,7 @@ def _int_list(name: str, text: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError:
-        raise ConfigError(
-            f"{name}={text!r} must be comma-separated integers, e.g. '1,4'"
-        ) from None
+        raise ConfigError(f"{name}={text!r} must be comma-separated integers, e.g. '1,4'") from None
 
 
 def config_from_params(params: dict[str, Any]) -> GameConfig:
@@ -129,12 +127,6 @@ def config_from_params(params: dict[str, Any]) -> GameConfig:
             f"unknown parameter(s) {unknown} for {SHORT_NAME}; known: {sorted(PARAMETERS)}"
         )
     p = {**PARAMETERS, **params}
-    if p["faction_mode"] not in FACTION_MODES:
-        raise ConfigError(f"faction_mode={p['faction_mode']!r} is unknown; use one of {FACTION_MODES}")
-    if p["face_dancers"] not in FACE_DANCER_MODES:
-        raise ConfigError(
-            f"face_dancers={p['face_dancers']!r} is unknown; use one of {FACE_DANCER_MODES}"
-        )
     factions = _int_list("factions", p["factions"]) or None
     return GameConfig(
         num_players=p["players"],
@@ -229,7 +221,7 @@ class _Copied:
 # --- the game -----------------------------------------------------------------------------------
 
 
-class DuneGame(pyspiel.Game):  # type: ignore[misc]
+class DuneGame(pyspiel.Game):
     """The OpenSpiel game: load with `pyspiel.load_game("python_dune", {...})`."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -261,7 +253,7 @@ class DuneGame(pyspiel.Game):  # type: ignore[misc]
         )
 
 
-class DuneState(pyspiel.State):  # type: ignore[misc]
+class DuneState(pyspiel.State):
     """A position: the engine state, plus the player action whose chance draws are being
     chosen (if any).  At a chance node the engine state is the one before that action."""
 
@@ -331,9 +323,7 @@ class DuneState(pyspiel.State):  # type: ignore[misc]
 
     def is_terminal(self) -> bool:
         return (
-            self._draw_range is None
-            and self.engine is not None
-            and self.engine.phase == _GAME_OVER
+            self._draw_range is None and self.engine is not None and self.engine.phase == _GAME_OVER
         )
 
     def _legal_actions(self, player: int) -> list[int]:
@@ -351,9 +341,7 @@ class DuneState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         if self._draw_range is not None:
             if not 0 <= action < self._draw_range:
-                raise ValueError(
-                    f"chance outcome {action} is outside 0..{self._draw_range - 1}"
-                )
+                raise ValueError(f"chance outcome {action} is outside 0..{self._draw_range - 1}")
             self._chosen.append(int(action))
             self._probe(self.engine)
             return
