@@ -52,12 +52,15 @@ from .engine.constants import (
     NO_ONE,
     NUM_TOKEN_TYPES,
     PROPERTY_TOKENS_PER_TYPE,
+    Faction,
     available_factions,
 )
+from .engine.core import ask
+from .engine.decisions import DecisionKind
 from .engine.game import advance, apply_legal, legal_options
 from .engine.rng import DiceRng
 from .engine.state import GameState, Phase
-from .engine.steps.setup import begin_setup
+from .engine.steps.setup import begin_setup, legal_prediction
 from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
 from .environment.observer import OBS_LAYOUT, PUBLIC_LAYOUT, STATE_LAYOUT, Observer
 from .environment.render import render_ansi
@@ -65,6 +68,8 @@ from .environment.render import render_ansi
 SHORT_NAME = "python_dune"
 DEFAULT_PLAYERS = 4
 _GAME_OVER = int(Phase.GAME_OVER)
+_ATTACKER_BID = int(Phase.BATTLE_BID_ATTACKER)
+_DEFENDER_BID = int(Phase.BATTLE_BID_DEFENDER)
 
 # The largest range of one draw: a die, the first player, the token shuffle, the faction shuffle.
 MAX_CHANCE_OUTCOMES = max(
@@ -358,6 +363,37 @@ class DuneState(pyspiel.State):
         self._option = option
         self._chosen = []
         self._probe(engine)
+
+    def resample_from_infostate(self, player: int, probability_sampler: Any) -> DuneState:
+        """A copy of this position with what `player` cannot see drawn afresh (for IS-MCTS):
+        the Bene Gesserit prediction (BG-0), uniform over its legal options, unless `player`
+        is the Bene Gesserit; and during the defender's bid, the attacker's finished bid
+        (BATTLE-5), rebuilt by legal bid steps chosen uniformly, unless `player` attacks.
+        `probability_sampler()` returns uniform floats in [0, 1).  The copy's own history
+        (engine and OpenSpiel) then differs from a real game's."""
+
+        def pick(options: list[int]) -> int:
+            u = float(probability_sampler())
+            return options[min(int(u * len(options)), len(options) - 1)]
+
+        copy: DuneState = self.clone()
+        engine = copy.engine
+        if engine is None or copy._draw_range is not None or engine.phase == _GAME_OVER:
+            return copy  # nothing is hidden before the set-up ends; chance nodes: as they are
+        bg_seat = engine.faction_seat[Faction.BENE_GESSERIT]
+        if engine.bg_prediction >= 0 and player != bg_seat:
+            engine.bg_prediction = pick(legal_prediction(engine))
+        if engine.phase == _DEFENDER_BID and player != engine.active_seat:
+            engine.bid_units[0] = [0] * len(engine.bid_units[0])
+            engine.bid_leaders[0] = [0] * len(engine.bid_leaders[0])
+            engine.phase = _ATTACKER_BID
+            ask(engine, DecisionKind.BID, engine.active_seat)
+            while engine.phase == _ATTACKER_BID:  # ends with "bid done" (BID_DONE is legal)
+                apply_legal(engine, pick(legal_options(engine)))
+            if engine.pending_seat != self.engine.pending_seat:  # pragma: no cover
+                raise AssertionError("resampling the attacker's bid changed who decides")
+        copy._board = None
+        return copy
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

@@ -279,3 +279,52 @@ def test_illegal_action_is_refused_and_changes_nothing() -> None:
     with pytest.raises(Exception, match="not legal"):
         state.apply_action(illegal)
     assert str(state) == before
+
+
+def test_resampled_worlds_look_the_same_to_the_player() -> None:
+    """IS-MCTS determinization: resampling what the defender cannot see (the attacker's bid,
+    BATTLE-5; the prediction, BG-0) keeps the defender's information state and legal actions,
+    and does change the hidden part."""
+    for seed in range(40):
+        state = _at_bid_with_prediction(seed)
+        if not state.is_terminal():
+            break
+    defender = state.current_player()
+    assert defender != state.engine.active_seat
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    hidden_seen = set()
+    for _ in range(30):
+        world = state.resample_from_infostate(defender, sampler)
+        assert world.current_player() == defender
+        assert world.information_state_string(defender) == state.information_state_string(defender)
+        assert world.information_state_tensor(defender) == state.information_state_tensor(defender)
+        assert world.legal_actions() == state.legal_actions()
+        engine = world.engine
+        hidden_seen.add((engine.bg_prediction, tuple(engine.bid_units[0])))
+        # the resampled world plays on to the end
+    assert len(hidden_seen) > 1
+    _play_until(world, random.Random(1), lambda s: False)
+    assert world.is_terminal()
+    # the original is untouched by resampling
+    assert state.engine.phase == Phase.BATTLE_BID_DEFENDER
+
+
+def test_ismcts_bot_plays_on_it() -> None:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_dune", {"players": 3})
+    rng = np.random.RandomState(1)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8, random_state=rng)
+    state = game.new_initial_state()
+    moves = 0
+    while not state.is_terminal() and moves < 3:
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        moves += 1
+    assert moves == 3
