@@ -390,7 +390,7 @@ class DuneState(pyspiel.State):
             ask(engine, DecisionKind.BID, engine.active_seat)
             while engine.phase == _ATTACKER_BID:  # ends with "bid done" (BID_DONE is legal)
                 apply_legal(engine, pick(legal_options(engine)))
-            if engine.pending_seat != self.engine.pending_seat:  # pragma: no cover
+            if engine.pending_seat != self.current_player():  # pragma: no cover
                 raise AssertionError("resampling the attacker's bid changed who decides")
         copy._board = None
         return copy
