@@ -21,8 +21,8 @@ optional dependency: `pip install "dune-env[openspiel]"`).  The game is the engi
   other seat `loss_reward`).
 
 Parameters (all optional): players (3-8, default 4), faction_mode ("random", "assigned",
-"draft"), factions (comma-separated faction ids for "assigned", e.g. "0,1,2"),
-region_die_west_faces ("1,4"), strict_control, desert_landing, face_dancers ("dice", "spice"),
+"draft"), factions (faction ids for "assigned", separated by ";", e.g. "0;1;2"),
+region_die_west_faces ("1;4"), strict_control, desert_landing, face_dancers ("dice", "spice"),
 guild_income_per_lander, strict_alliance_victory, smugglers_land_anywhere, win_reward,
 loss_reward, skip_forced_decisions.  See docs/environment.md ("OpenSpiel").
 """
@@ -58,7 +58,6 @@ from .engine.constants import (
 from .engine.core import ask
 from .engine.decisions import DecisionKind
 from .engine.game import advance, apply_legal, legal_options
-from .engine.rng import DiceRng
 from .engine.state import GameState, Phase
 from .engine.steps.setup import begin_setup, legal_prediction
 from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
@@ -78,8 +77,9 @@ MAX_CHANCE_OUTCOMES = max(
     NUM_TOKEN_TYPES * PROPERTY_TOKENS_PER_TYPE,
     max(len(available_factions(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
 )
-# Player decisions per seat per round allowed for by max_game_length.  Uniform random play
-# makes at most ~70 decisions per seat in a whole game (scripts: docs/environment.md).
+# Player decisions per seat per round allowed for by max_game_length: a generous allowance,
+# not a proven bound.  Uniform random play makes at most ~70 decisions per seat in a whole
+# game (benchmarks/bench_openspiel.py).
 _DECISIONS_PER_SEAT_AND_ROUND = 150
 
 _DEFAULTS = GameConfig()
@@ -87,7 +87,7 @@ PARAMETERS: dict[str, Any] = {
     "players": DEFAULT_PLAYERS,
     "faction_mode": _DEFAULTS.faction_mode,
     "factions": "",
-    "region_die_west_faces": ",".join(str(s) for s in _DEFAULTS.region_die_west_faces),
+    "region_die_west_faces": ";".join(str(s) for s in _DEFAULTS.region_die_west_faces),
     "strict_control": _DEFAULTS.strict_control,
     "desert_landing": _DEFAULTS.desert_landing,
     "face_dancers": _DEFAULTS.face_dancers,
@@ -118,10 +118,15 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def _int_list(name: str, text: str) -> tuple[int, ...]:
+    """A list parameter: integers separated by ';' (or ','; but OpenSpiel's game strings,
+    used to serialize games, split on ',')."""
+    parts = [part.strip() for part in text.replace(",", ";").split(";")]
     try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
+        return tuple(int(part) for part in parts if part)
     except ValueError:
-        raise ConfigError(f"{name}={text!r} must be comma-separated integers, e.g. '1,4'") from None
+        raise ConfigError(
+            f"{name}={text!r} must be integers separated by ';', e.g. '1;4'"
+        ) from None
 
 
 def config_from_params(params: dict[str, Any]) -> GameConfig:
@@ -193,11 +198,14 @@ def _next_draw_range(run: Callable[[Any], object], chosen: list[int]) -> int | N
     return None
 
 
-def _set_up(config: GameConfig, rng: Any) -> GameState:
-    """`engine.game.new_state` with a given generator: the set-up draws, then on to the
-    first real decision."""
+def _set_up(config: GameConfig, rng: Any = None, forced: list[int] | None = None) -> GameState:
+    """`engine.game.new_state` with the set-up draws given: by `rng` (a stand-in generator)
+    or as `forced` outcomes queued on the state's own generator; then on to the first real
+    decision."""
     state = GameState(config, 0)
-    state.rng = rng
+    if rng is not None:
+        state.rng = rng
+    state.rng.forced.extend(forced or [])
     state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])  # chance before the first decision
     begin_setup(state)
     advance(state)
@@ -293,7 +301,9 @@ class DuneState(pyspiel.State):
         if self._draw_range is not None:
             return
         if engine is None:
-            self._box.engine = _set_up(self.config, DiceRng(0, forced=self._chosen))
+            self._box.engine = _set_up(self.config, forced=self._chosen)
+            if self._box.engine.rng.forced:  # pragma: no cover - as below
+                raise AssertionError("the set-up made fewer draws than the probe found")
         else:
             engine.rng.forced.extend(self._chosen)
             apply_legal(engine, self._option)

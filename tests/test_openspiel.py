@@ -70,7 +70,7 @@ def test_parameters_reach_the_engine_config() -> None:
     [
         ({"players": 2}, "num_players=2"),
         ({"faction_mode": "dealt"}, "faction_mode"),
-        ({"region_die_west_faces": "1,x"}, "region_die_west_faces"),
+        ({"region_die_west_faces": "1;x"}, "region_die_west_faces"),
     ],
 )
 def test_bad_parameters_name_what_is_wrong(params: dict[str, object], message: str) -> None:
@@ -90,6 +90,20 @@ def test_random_simulation_check_with_draft_and_variants() -> None:
         {"players": 5, "faction_mode": "draft", "face_dancers": "spice", "desert_landing": False},
     )
     pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+def test_random_simulation_check_with_serialization() -> None:
+    game = pyspiel.load_game(
+        "python_dune", {"players": 4, "region_die_west_faces": "2;3;5", "strict_control": True}
+    )
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+    state = game.new_initial_state()
+    _play_until(state, random.Random(4), lambda s: s.move_number() > 60)
+    text = pyspiel.serialize_game_and_state(game, state)
+    game_back, state_back = pyspiel.deserialize_game_and_state(text)
+    assert game_back.config.region_die_west_faces == (2, 3, 5)
+    assert state_back.history() == state.history()
+    assert str(state_back) == str(state)
 
 
 def _chance_after_each_decision(engine_game: Game) -> tuple[list[int], list[list[int]]]:
@@ -197,7 +211,7 @@ def test_information_state_tensor_is_the_dune_v0_observation() -> None:
 def _at_bid_with_prediction(seed: int) -> DuneState:
     """A 6-player game with the Bene Gesserit, stopped during a battle bid with units
     committed."""
-    factions = "0,1,2,4,5,6"  # Bene Gesserit at seat 5
+    factions = "0;1;2;4;5;6"  # Bene Gesserit at seat 5
     game = pyspiel.load_game(
         "python_dune", {"players": 6, "faction_mode": "assigned", "factions": factions}
     )
