@@ -170,12 +170,16 @@ class _ProbeRng:
     chosen (in order, like `DiceRng.forced`), and stops the run at the first further draw,
     reporting its range."""
 
-    __slots__ = ("forced",)
+    __slots__ = ("forced", "turn_roll")
 
     def __init__(self, outcomes: list[int]) -> None:
         self.forced = list(outcomes)
+        self.turn_roll = 0  # the engine's roll counter (counter-based chance; unused here)
 
-    def below(self, n: int) -> int:  # the call `engine.core.draw` makes
+    def prefix(self, *where: int) -> int:  # the event key; the probe needs none
+        return 0
+
+    def below(self, n: int, prefix: int = 0, index: int = 0) -> int:  # what `core.draw` calls
         if self.forced:
             return self.forced.pop(0)
         raise _DrawNeeded(n)
@@ -190,7 +194,8 @@ def _next_draw_range(run: Callable[[Any], object], chosen: list[int]) -> int | N
     `chosen` are fixed, or None if it makes no further draw.  Draws are sequential and the
     range of one may depend on those before it, so this finds one draw at a time: the step is
     run with a generator that replays `chosen` and stops at the next draw.  (This is the one
-    function that depends on how the engine draws: `core.draw` calls `state.rng.below(n)`.)"""
+    function that depends on how the engine draws: `core.draw` calls
+    `state.rng.below(n, event, index)` with `event` from `state.rng.prefix(...)`.)"""
     try:
         run(_ProbeRng(chosen))
     except _DrawNeeded as need:
