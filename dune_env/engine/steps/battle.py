@@ -26,35 +26,19 @@ from ..decisions import (
     unit_option,
 )
 from ..events import EventKind
-from ..queries import (
-    POLAR,
-    REGIONS,
-    factions_in,
-    in_storm,
-    is_enemy,
-    present,
-    seat_order_ccw,
-    spend,
-    spendable,
+from ..queries import factions_in, is_enemy, present, seat_order_ccw, spend, spendable
+from ..rules import (  # the battle queries are public rules (re-exported here for the steps)
+    ATTACKER,
+    DEFENDER,
+    attacker_side,
+    battle_regions,
+    defender_of,
+    defender_side,
+    side_factions,
+    side_leader_owners,
 )
 from ..state import GameState, Phase, uidx
 from .recruit import ghola_possible
-
-ATTACKER, DEFENDER = 0, 1
-
-
-def battle_regions(state: GameState) -> list[int]:
-    """BATTLE-1: regions (not the Polar Cap, not the storm) where the active player's units
-    share the region with an enemy's."""
-    active = state.active_faction
-    return [
-        r
-        for r in REGIONS
-        if r != POLAR
-        and not in_storm(state, r)
-        and present(state, active, r)
-        and any(is_enemy(state, f) for f in factions_in(state, r))
-    ]
 
 
 def begin_battles(state: GameState) -> None:
@@ -81,15 +65,6 @@ def apply_order(state: GameState, option: int) -> None:
     state.bid_leaders = [[0] * NUM_FACTIONS for _ in (0, 1)]
     emit(state, EventKind.BATTLE_START, option, state.active_faction, state.battle_defender)
     goto(state, Phase.BATTLE_GHOLA)
-
-
-def defender_of(state: GameState, region: int) -> int:
-    """BATTLE-2: the enemy present that most recently finished its turn (nearest ccw)."""
-    for seat in seat_order_ccw(state, state.active_seat):
-        faction = state.seat_faction[seat]
-        if is_enemy(state, faction) and present(state, faction, region):
-            return faction
-    return NO_ONE
 
 
 def _end_battle(state: GameState) -> None:
@@ -131,10 +106,6 @@ def apply_infiltration(state: GameState, option: int) -> None:
         emit(state, EventKind.INFILTRATION, state.battle_region)
     else:
         state.battle_fortress_stage = 1
-
-
-def attacker_side(state: GameState) -> list[int]:
-    return [f for f in (state.active_faction, state.ally) if f != NO_ONE]
 
 
 def legal_victim(state: GameState) -> list[int]:
@@ -223,11 +194,6 @@ def apply_face_dancer(state: GameState, option: int) -> None:
 # --- BATTLE-4 leaders lent ----------------------------------------------------------------------
 
 
-def defender_side(state: GameState) -> list[int]:
-    """BATTLE-2: every enemy present fights on the defender's side."""
-    return [f for f in factions_in(state, state.battle_region) if is_enemy(state, f)]
-
-
 def begin_lending(state: GameState) -> None:
     region = state.battle_region
     if not any(is_enemy(state, f) for f in factions_in(state, region)):
@@ -267,23 +233,6 @@ def apply_lend(state: GameState, option: int) -> None:
 
 def _side(state: GameState) -> int:
     return ATTACKER if state.phase == Phase.BATTLE_BID_ATTACKER else DEFENDER
-
-
-def side_factions(state: GameState, side: int) -> list[int]:
-    return attacker_side(state) if side == ATTACKER else defender_side(state)
-
-
-def side_leader_owners(state: GameState, side: int) -> list[int]:
-    """Leaders a side may commit: its decider's own and those lent to it (BATTLE-4)."""
-    owner = state.active_faction if side == ATTACKER else state.battle_defender
-    owners = [owner]
-    for faction in attacker_side(state) if side == ATTACKER else defender_side(state):
-        if faction != owner and state.lent[faction]:
-            owners.append(faction)
-    if side == ATTACKER and state.ally != NO_ONE and state.lent[state.ally]:
-        if state.ally not in owners:
-            owners.append(state.ally)
-    return owners
 
 
 def legal_bid(state: GameState) -> list[int]:

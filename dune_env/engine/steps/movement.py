@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ..constants import NUM_UNIT_TYPES, Die, Faction, Token
+from ..constants import NUM_UNIT_TYPES, Die, Faction
 from ..core import ask, ask_known, decision, emit, goto, runner
 from ..decisions import DecisionKind, decode_move, move_option
 from ..events import EventKind
-from ..queries import MAP, POLAR, REGIONS, in_storm, occupied, spice_die_is_worm
+from ..queries import MAP, POLAR, REGIONS, in_storm, occupied
+from ..rules import can_move
 from ..state import GameState, Phase, uidx
 from .battle import begin_battles
 
@@ -47,13 +48,8 @@ def _mover(state: GameState) -> int:
 
 
 def can_move_from(state: GameState, faction: int, region: int) -> bool:
-    """MOVE-2/4, PROP-4, FRE-3: adjacent, an ornithopter, or worm riding; never the storm."""
-    target = state.target
-    if region == target or in_storm(state, region):
-        return False
-    if region in MAP.adjacency[target] or state.region_token[region] == Token.ORNITHOPTER:
-        return True
-    return faction == Faction.FREMEN and spice_die_is_worm(state)
+    """MOVE-2/4, PROP-4, FRE-3 for the chosen target (`rules.can_move`)."""
+    return can_move(state, faction, region, state.target)
 
 
 def legal_move(state: GameState) -> list[int]:

@@ -14,7 +14,8 @@ from ..constants import (
 )
 from ..core import clear_pending, draw, emit, goto, runner
 from ..events import EventKind
-from ..queries import MAP, add_storage, factions_in, strategic_controlled
+from ..queries import add_storage, strategic_controlled
+from ..rules import alliance_regions
 from ..state import GameState, Phase
 
 
@@ -60,21 +61,6 @@ def roll_unfixed(state: GameState) -> None:
 
 
 # --- Step 10 -------------------------------------------------------------------------------
-
-
-def alliance_regions(state: GameState, a: int, b: int) -> int:
-    """END-2: strategic regions held by a or b with no third faction present.  With
-    strict_alliance_victory [variant], 0 while a or b shares any strategic region with a
-    third faction."""
-    total = 0
-    strict = state.config.strict_alliance_victory
-    for region in MAP.strategic_regions:
-        present = factions_in(state, region)
-        if present and all(f == a or f == b for f in present):
-            total += 1
-        elif strict and (a in present or b in present):
-            return 0
-    return total
 
 
 def finish(state: GameState, winner_factions: list[int], kind: int) -> None:
