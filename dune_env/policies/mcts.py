@@ -55,12 +55,11 @@ from __future__ import annotations
 import math
 import time
 
-from ..engine import Game
+from ..engine import Game, GameState, Phase
 from ..engine.constants import CARD, NO_ONE, Faction
 from ..engine.decisions import DecisionKind
-from ..engine.queries import MAP, controls
 from ..engine.rng import DiceRng
-from ..engine.state import GameState, Phase
+from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
 from .information import visible_game
@@ -108,16 +107,14 @@ def evaluate(state: GameState) -> list[float]:
     if state.phase == Phase.GAME_OVER:
         return list(state.rewards)
     scores = []
-    strategic = MAP.strategic_regions
     for seat in range(n):
         f = state.seat_faction[seat]
         if f == NO_ONE:
             scores.append(0.0)
             continue
-        held = sum(1 for r in strategic if controls(state, f, r))
-        u = state.units[f]
-        on_map = sum(u[: 2 * CARD])
-        card = u[2 * CARD] + u[2 * CARD + 1] + state.leaders[f][0]
+        held = strategic_controlled(state, f)
+        on_map = units_on_map(state, f)
+        card = units(state, f, CARD) + state.leaders[f][0]
         score = held + 0.15 * on_map + 0.05 * card
         if f == Faction.GUILD:
             score += 0.4 * (state.round - 1)

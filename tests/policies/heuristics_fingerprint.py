@@ -62,8 +62,7 @@ def game_fingerprint(policy: type[HeuristicPolicy], index: int) -> str:
 
 def fingerprints(games: int = GAMES) -> dict[str, list[str]]:
     return {
-        name: [game_fingerprint(policy, i) for i in range(games)]
-        for name, policy in STYLES.items()
+        name: [game_fingerprint(policy, i) for i in range(games)] for name, policy in STYLES.items()
     }
 
 

@@ -14,7 +14,5 @@ from .heuristics_fingerprint import FIXTURE, GAMES, STYLES, game_fingerprint
 def test_decisions_match_the_recorded_fingerprint(style: str) -> None:
     expected = json.loads(FIXTURE.read_text())[style]
     assert len(expected) == GAMES
-    mismatched = [
-        i for i in range(GAMES) if game_fingerprint(STYLES[style], i) != expected[i]
-    ]
+    mismatched = [i for i in range(GAMES) if game_fingerprint(STYLES[style], i) != expected[i]]
     assert not mismatched, f"{style}: games {mismatched[:10]} decide differently"
