@@ -136,7 +136,6 @@ LEADER_NAMES = (
     "Esmar Tuek",
 )
 STORAGE_CAP = 5  # COR-2, GLD-1
-STORAGE_FACTIONS = frozenset({Faction.CORRINO, Faction.GUILD})
 
 
 def unit_strength(faction: int, unit_type: int) -> int:

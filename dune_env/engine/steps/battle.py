@@ -79,6 +79,7 @@ def _end_battle(state: GameState) -> None:
 
 @runner(Phase.BATTLE_GHOLA)
 def run_battle_ghola(state: GameState) -> None:
+    """TLX-5 / CL-9: the ghola is offered before each Tleilax battle."""
     if ghola_possible(state):
         ask(state, DecisionKind.GHOLA, state.active_seat)
     else:
@@ -90,6 +91,7 @@ def run_battle_ghola(state: GameState) -> None:
 
 @runner(Phase.BATTLE_FORTRESS)
 def run_fortress(state: GameState) -> None:
+    """BATTLE-3 and HAR-2: the fortress takes an attacking unit unless the Harkonnen infiltrate."""
     region = state.battle_region
     if state.region_token[region] != Token.FORTRESS or state.battle_fortress_stage == 2:
         goto(state, Phase.BATTLE_FACE_DANCERS)
@@ -101,6 +103,7 @@ def run_fortress(state: GameState) -> None:
 
 @decision(DecisionKind.INFILTRATION, legal_yes_no)
 def apply_infiltration(state: GameState, option: int) -> None:
+    """HAR-2: ignore the fortress (no unit lost, the fortress stays)."""
     if option:
         state.battle_fortress_stage = 2
         emit(state, EventKind.INFILTRATION, state.battle_region)
@@ -144,6 +147,7 @@ def _face_dancer_dice(state: GameState, faction: int) -> list[int]:
 
 
 def legal_face_dancer(state: GameState) -> list[int]:
+    """TLX-4: stop, or an enemy unit present to replace (by an unused die or 1 spice)."""
     region = state.battle_region
     tleilax = Faction.TLEILAX
     options = [0]
@@ -177,6 +181,7 @@ def run_face_dancers(state: GameState) -> None:
 
 @decision(DecisionKind.FACE_DANCER, legal_face_dancer)
 def apply_face_dancer(state: GameState, option: int) -> None:
+    """TLX-4: the enemy unit to its reserve, a Tleilax unit from the reserve in."""
     region = state.battle_region
     if option == 0:
         state.face_dancer_done = True

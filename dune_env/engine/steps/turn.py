@@ -78,7 +78,7 @@ def finish(state: GameState, winner_factions: list[int], kind: int) -> None:
 
 
 def bene_gesserit_steal(state: GameState, solo_winner: int) -> int:
-    """END-6: a predicted solo winner's victory goes to the Bene Gesserit."""
+    """END-6 / BG-1: a predicted solo winner's victory goes to the Bene Gesserit."""
     if state.in_game(Faction.BENE_GESSERIT) and state.bg_prediction == solo_winner:
         emit(state, EventKind.BG_TAKES, solo_winner)
         return int(Faction.BENE_GESSERIT)
@@ -112,7 +112,7 @@ def run_end_turn(state: GameState) -> None:
     state.active_seat = (state.active_seat + 1) % state.num_players
     if state.active_seat == state.first_seat:
         if state.round >= MAX_ROUNDS:
-            # END-5: the Guild wins, played or not; END-6 applies to it too.
+            # END-5 / GLD-2: the Guild wins, played or not; END-6 applies to it too.
             winner = bene_gesserit_steal(state, int(Faction.GUILD))
             finish(state, [winner], 2)
             return
