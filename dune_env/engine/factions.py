@@ -94,7 +94,7 @@ FACTION_ABILITIES: dict[Faction, tuple[Ability, ...]] = {
         ),
         _a("ATR-1", "Duncan Idaho", (S.BATTLE,), constants.leaders_strength),
         _a("ATR-2", "One leader per recruit step", (S.RECRUIT,), recruit.legal_recruit),
-        _a("ATR-3", "Honourable duel", (S.BATTLE,), battle.resolve_battle),
+        _a("ATR-3", "Honourable duel", (S.BATTLE,), battle._side_losses),
     ),
     Faction.HARKONNEN: (
         _a(
@@ -195,7 +195,7 @@ FACTION_ABILITIES: dict[Faction, tuple[Ability, ...]] = {
         _a("GLD-0", "Set-up", (S.SETUP,), setup._auto_setup),
         _a("GLD-1", "Transport monopoly", (S.LANDING,), landing._guild_income),
         _a("GLD-2", "Ruthless calculation", (S.END_TURN,), turn.run_end_turn),
-        _a("GLD-3", "Evacuation", (S.BATTLE, S.STORM), battle.resolve_battle, storm.storm_damage),
+        _a("GLD-3", "Evacuation", (S.BATTLE, S.STORM), battle._side_losses, storm.storm_damage),
     ),
     Faction.BENE_GESSERIT: (
         _a(

@@ -309,37 +309,9 @@ def resolve_battle(state: GameState) -> None:
             *state.bid_leaders[side],
         )
     emit(state, EventKind.BATTLE_RESULT, region, strengths[0], strengths[1], winner)
-    sides = (attacker_side(state), defender_side(state))
+    sides = (attacker_side(state), defender_side(state))  # before any unit leaves
     for side in (ATTACKER, DEFENDER):
-        won = side == winner
-        duel_factions = set()
-        # ATR-3: an Atreides leader fought on the winning side against an enemy leader.
-        if (
-            won
-            and state.bid_leaders[side][Faction.ATREIDES] > 0
-            and sum(state.bid_leaders[1 - side]) > 0
-        ):
-            duel_factions.add(int(Faction.ATREIDES))
-            if side == ATTACKER and state.ally == Faction.ATREIDES:
-                duel_factions.add(state.active_faction)  # as the ally: the active's units too
-        for faction in sides[side]:
-            for unit_type in range(NUM_UNIT_TYPES):
-                committed = state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type]
-                if committed:
-                    dest = CARD if faction in duel_factions else RESERVE
-                    state.move_units(faction, unit_type, region, dest, committed)
-                    emit(state, EventKind.LOSS, faction, region, unit_type, committed, dest)
-                if not won:
-                    rest = state.units[faction][uidx(region, unit_type)]
-                    if rest:
-                        dest = CARD if faction == Faction.GUILD else RESERVE  # GLD-3
-                        state.move_units(faction, unit_type, region, dest, rest)
-                        emit(state, EventKind.LOSS, faction, region, unit_type, rest, dest)
-        for faction, n in enumerate(state.bid_leaders[side]):
-            if n:
-                state.leaders[faction][0] -= n
-                state.leaders[faction][1] += n
-                emit(state, EventKind.LEADER_LOST, faction, n)
+        _side_losses(state, side, side == winner, sides[side])
     state.last_battle = [
         region,
         state.active_faction,
@@ -356,3 +328,38 @@ def resolve_battle(state: GameState) -> None:
     state.bid_leaders = [[0] * NUM_FACTIONS for _ in (0, 1)]
     state.lent = [False] * NUM_FACTIONS
     _end_battle(state)
+
+
+def _side_losses(state: GameState, side: int, won: bool, factions: list[int]) -> None:
+    """BATTLE-7 for one side: committed units and leaders are lost; a losing side's other
+    units in the region too.  ATR-3 sends a duel winner's committed units to the card, GLD-3
+    the Guild's uncommitted losses."""
+    region = state.battle_region
+    duel_factions = set()
+    # ATR-3: an Atreides leader fought on the winning side against an enemy leader.
+    if (
+        won
+        and state.bid_leaders[side][Faction.ATREIDES] > 0
+        and sum(state.bid_leaders[1 - side]) > 0
+    ):
+        duel_factions.add(int(Faction.ATREIDES))
+        if side == ATTACKER and state.ally == Faction.ATREIDES:
+            duel_factions.add(state.active_faction)  # as the ally: the active's units too
+    for faction in factions:
+        for unit_type in range(NUM_UNIT_TYPES):
+            committed = state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type]
+            if committed:
+                dest = CARD if faction in duel_factions else RESERVE
+                state.move_units(faction, unit_type, region, dest, committed)
+                emit(state, EventKind.LOSS, faction, region, unit_type, committed, dest)
+            if not won:
+                rest = state.units[faction][uidx(region, unit_type)]
+                if rest:
+                    dest = CARD if faction == Faction.GUILD else RESERVE  # GLD-3
+                    state.move_units(faction, unit_type, region, dest, rest)
+                    emit(state, EventKind.LOSS, faction, region, unit_type, rest, dest)
+    for faction, n in enumerate(state.bid_leaders[side]):
+        if n:
+            state.leaders[faction][0] -= n
+            state.leaders[faction][1] += n
+            emit(state, EventKind.LEADER_LOST, faction, n)
