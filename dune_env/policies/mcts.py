@@ -245,8 +245,6 @@ class MCTSPolicy(SeededPolicy):
         expanded = node.visits == 0
         default = self.default
         searched = self.searched_kinds
-        c = self.exploration
-        w = self.prior_weight
         while not g.terminal:
             decider = s.pending_seat
             kind = s.pending_kind
@@ -264,27 +262,7 @@ class MCTSPolicy(SeededPolicy):
             if len(candidates) == 1:
                 g.apply(preferred)
                 continue
-            children = node.children
-            parent_q = node.total / node.visits if node.visits else 0.5
-            other_p = (1.0 - w) / (len(candidates) - 1)
-            best_score = -math.inf
-            best_option = preferred
-            best_child: _Node | None = None
-            for option in candidates:
-                key = (kind, option)
-                child = children.get(key)
-                if child is None:
-                    child = children[key] = _Node()
-                child.avail += 1
-                p = w if option == preferred else other_p
-                if child.visits:
-                    q = child.total / child.visits
-                else:
-                    q = parent_q
-                score = q + c * p * math.sqrt(child.avail) / (1 + child.visits)
-                if score > best_score:
-                    best_score, best_option, best_child = score, option, child
-            assert best_child is not None
+            best_option, best_child = self._select(node, kind, candidates, preferred)
             if best_child.visits == 0:
                 expanded = True
             g.apply(best_option)
@@ -294,6 +272,33 @@ class MCTSPolicy(SeededPolicy):
         for visited in path:
             visited.visits += 1
             visited.total += value
+
+    def _select(
+        self, node: _Node, kind: int, candidates: list[int], preferred: int
+    ) -> tuple[int, _Node]:
+        """PUCT over the candidates below `node`: the option to play and its child (created,
+        and its availability counted, for every candidate)."""
+        w = self.prior_weight
+        c = self.exploration
+        children = node.children
+        parent_q = node.total / node.visits if node.visits else 0.5
+        other_p = (1.0 - w) / (len(candidates) - 1)
+        best_score = -math.inf
+        best_option = preferred
+        best_child: _Node | None = None
+        for option in candidates:
+            key = (kind, option)
+            child = children.get(key)
+            if child is None:
+                child = children[key] = _Node()
+            child.avail += 1
+            p = w if option == preferred else other_p
+            q = child.total / child.visits if child.visits else parent_q
+            score = q + c * p * math.sqrt(child.avail) / (1 + child.visits)
+            if score > best_score:
+                best_score, best_option, best_child = score, option, child
+        assert best_child is not None
+        return best_option, best_child
 
     def _rollout(self, g: Game, seat: int) -> float:
         s = g.state
