@@ -9,6 +9,7 @@ from dune_env.engine import (
     Faction,
     Game,
     GameConfig,
+    GameState,
     KanlyFace,
     Phase,
     Region,
