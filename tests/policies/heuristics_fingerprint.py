@@ -60,10 +60,23 @@ def game_fingerprint(policy: type[HeuristicPolicy], index: int) -> str:
     return f"{len(chosen)}:{digest[:16]}"
 
 
-def fingerprints(games: int = GAMES) -> dict[str, list[str]]:
-    return {
-        name: [game_fingerprint(policy, i) for i in range(games)] for name, policy in STYLES.items()
-    }
+def engine_fingerprint() -> str:
+    """A hash of games whose every decision takes the first legal option: it changes with the
+    engine's dice (the chance model), never with the heuristics."""
+    chosen = []
+    for index in range(6):
+        game = Game(game_config(index), seed=index)
+        while not game.terminal:
+            game.apply(game.legal_options()[0])
+        chosen.append(game.chosen_options())
+    return hashlib.sha256(json.dumps(chosen).encode()).hexdigest()[:16]
+
+
+def fingerprints(games: int = GAMES) -> dict[str, object]:
+    result: dict[str, object] = {"engine": engine_fingerprint()}
+    for name, policy in STYLES.items():
+        result[name] = [game_fingerprint(policy, i) for i in range(games)]
+    return result
 
 
 def main() -> None:
