@@ -47,19 +47,15 @@ def _mover(state: GameState) -> int:
     return state.active_faction if state.phase == Phase.MOVE_ACTIVE else state.ally
 
 
-def can_move_from(state: GameState, faction: int, region: int) -> bool:
-    """MOVE-2/4, PROP-4, FRE-3 for the chosen target (`rules.can_move`)."""
-    return can_move(state, faction, region, state.target)
-
-
 def legal_move(state: GameState) -> list[int]:
     faction = _mover(state)
+    target = state.target
     units = state.units[faction]
     options = [0]
     for region in REGIONS:
         if units[uidx(region, 0)] + units[uidx(region, 1)] == 0:
             continue
-        if not can_move_from(state, faction, region):
+        if not can_move(state, faction, region, target):  # MOVE-2/4, PROP-4, FRE-3
             continue
         for unit_type in range(NUM_UNIT_TYPES):
             if units[uidx(region, unit_type)] > 0:
