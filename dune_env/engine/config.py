@@ -11,7 +11,13 @@ import operator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .constants import FACTION_NAMES, MAX_PLAYERS, MIN_PLAYERS, available_factions
+from .constants import (
+    ALLIANCE_MIN_PLAYERS,
+    FACTION_NAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    available_factions,
+)
 
 FACTION_MODES = ("random", "assigned", "draft")
 FACE_DANCER_MODES = ("dice", "spice")
@@ -152,8 +158,8 @@ class GameConfig:
 
     @property
     def alliances_allowed(self) -> bool:
-        """ALLY-1."""
-        return self.num_players >= 5
+        """ALLY-1: alliances are played from five players on."""
+        return self.num_players >= ALLIANCE_MIN_PLAYERS
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

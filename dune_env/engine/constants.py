@@ -136,7 +136,7 @@ LEADER_NAMES = (
     "Esmar Tuek",
 )
 STORAGE_CAP = 5  # COR-2, GLD-1
-STORAGE_FACTIONS = frozenset({Faction.CORRINO, Faction.GUILD})
+STORAGE_FACTIONS = frozenset({Faction.CORRINO, Faction.GUILD})  # the factions with a storage
 
 
 def unit_strength(faction: int, unit_type: int) -> int:

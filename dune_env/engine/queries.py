@@ -1,65 +1,44 @@
-"""Read-only rule queries shared by the steps: presence, storm, control, spice, sides."""
+"""Spice helpers of the steps (SPICE-4, COR-2, GLD-1) and the read-only queries they use.
+
+The read-only queries are defined in the public `rules` module and re-exported here for the
+steps; new code should import them from `dune_env.engine.rules`."""
 
 from __future__ import annotations
 
-from .constants import (
-    NO_ONE,
-    NUM_FACTIONS,
-    NUM_UNIT_TYPES,
-    RESERVE,
-    SHAI_HULUD_FACE,
-    STORAGE_CAP,
-    Die,
-    Faction,
+from .constants import STORAGE_CAP, Faction
+from .rules import (  # the read-only queries live in the public rules API
+    MAP,
+    POLAR,
+    REGIONS,
+    controls,
+    factions_in,
+    in_storm,
+    is_enemy,
+    occupied,
+    present,
+    seat_order_ccw,
+    spice_die_is_worm,
+    strategic_controlled,
 )
-from .map_data import DEFAULT_MAP
 from .state import GameState
 
-MAP = DEFAULT_MAP
-POLAR = MAP.polar_cap
-REGIONS = range(MAP.num_regions)
-
-
-def present(state: GameState, faction: int, region: int) -> bool:
-    """DEF-5."""
-    u = state.units[faction]
-    i = region * NUM_UNIT_TYPES
-    return u[i] + u[i + 1] > 0
-
-
-def factions_in(state: GameState, region: int) -> list[int]:
-    """Factions present in a region, in faction order."""
-    i = region * NUM_UNIT_TYPES
-    return [f for f in range(NUM_FACTIONS) if state.units[f][i] + state.units[f][i + 1] > 0]
-
-
-def occupied(state: GameState, region: int) -> bool:
-    i = region * NUM_UNIT_TYPES
-    return any(u[i] + u[i + 1] for u in state.units)
-
-
-def in_storm(state: GameState, region: int) -> bool:
-    """DEF-7, MAP-4: the regions of the sector under the storm marker (never the Polar Cap)."""
-    return MAP.sectors[region] == state.storm_sector
-
-
-def controls(state: GameState, faction: int, region: int, ally: int = NO_ONE) -> bool:
-    """DEF-6 / CL-3.  With strict_control, no other faction (except `ally`) may be present."""
-    if region == POLAR or not present(state, faction, region):
-        return False
-    if state.config.strict_control:
-        for other in factions_in(state, region):
-            if other != faction and other != ally:
-                return False
-    return True
-
-
-def strategic_controlled(state: GameState, faction: int) -> int:
-    return sum(1 for r in MAP.strategic_regions if controls(state, faction, r))
-
-
-def spice_die_is_worm(state: GameState) -> bool:
-    return state.dice_faces[Die.SPICE] == SHAI_HULUD_FACE
+__all__ = [
+    "MAP",
+    "POLAR",
+    "REGIONS",
+    "add_storage",
+    "controls",
+    "factions_in",
+    "in_storm",
+    "is_enemy",
+    "occupied",
+    "present",
+    "seat_order_ccw",
+    "spend",
+    "spendable",
+    "spice_die_is_worm",
+    "strategic_controlled",
+]
 
 
 def spendable(state: GameState) -> int:
@@ -87,18 +66,3 @@ def add_storage(state: GameState, faction: int, amount: int) -> int:
     before = state.storage[faction]
     state.storage[faction] = min(STORAGE_CAP, before + amount)
     return state.storage[faction] - before
-
-
-def is_enemy(state: GameState, faction: int) -> bool:
-    """DEF-4: an enemy of the active player."""
-    return faction != state.active_faction and faction != state.ally
-
-
-def seat_order_ccw(state: GameState, from_seat: int) -> list[int]:
-    """DEF-9: seats counter-clockwise from `from_seat` (exclusive), nearest first."""
-    n = state.num_players
-    return [(from_seat - k) % n for k in range(1, n)]
-
-
-def reserve_units(state: GameState, faction: int) -> int:
-    return state.count(faction, RESERVE)

@@ -87,13 +87,3 @@ class EnvConfig:
         ):
             raise ConfigError(f"illegal_penalty must be a finite number, not {penalty!r}")
         return cls(game, render_mode, illegal, float(penalty))
-
-    def to_kwargs(self) -> dict[str, Any]:
-        """The keyword arguments that rebuild this configuration."""
-        data = self.game.to_dict()
-        data.update(
-            render_mode=self.render_mode,
-            illegal_action=self.illegal_action,
-            illegal_penalty=self.illegal_penalty,
-        )
-        return data

@@ -55,12 +55,11 @@ from __future__ import annotations
 import math
 import time
 
-from ..engine import Game
+from ..engine import Game, GameState, Phase
 from ..engine.constants import CARD, NO_ONE, Faction
 from ..engine.decisions import DecisionKind
-from ..engine.queries import MAP, controls
 from ..engine.rng import DiceRng
-from ..engine.state import GameState, Phase
+from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
 from .information import visible_game
@@ -108,16 +107,14 @@ def evaluate(state: GameState) -> list[float]:
     if state.phase == Phase.GAME_OVER:
         return list(state.rewards)
     scores = []
-    strategic = MAP.strategic_regions
     for seat in range(n):
         f = state.seat_faction[seat]
         if f == NO_ONE:
             scores.append(0.0)
             continue
-        held = sum(1 for r in strategic if controls(state, f, r))
-        u = state.units[f]
-        on_map = sum(u[: 2 * CARD])
-        card = u[2 * CARD] + u[2 * CARD + 1] + state.leaders[f][0]
+        held = strategic_controlled(state, f)
+        on_map = units_on_map(state, f)
+        card = units(state, f, CARD) + state.leaders[f][0]
         score = held + 0.15 * on_map + 0.05 * card
         if f == Faction.GUILD:
             score += 0.4 * (state.round - 1)
@@ -248,8 +245,6 @@ class MCTSPolicy(SeededPolicy):
         expanded = node.visits == 0
         default = self.default
         searched = self.searched_kinds
-        c = self.exploration
-        w = self.prior_weight
         while not g.terminal:
             decider = s.pending_seat
             kind = s.pending_kind
@@ -267,27 +262,7 @@ class MCTSPolicy(SeededPolicy):
             if len(candidates) == 1:
                 g.apply(preferred)
                 continue
-            children = node.children
-            parent_q = node.total / node.visits if node.visits else 0.5
-            other_p = (1.0 - w) / (len(candidates) - 1)
-            best_score = -math.inf
-            best_option = preferred
-            best_child: _Node | None = None
-            for option in candidates:
-                key = (kind, option)
-                child = children.get(key)
-                if child is None:
-                    child = children[key] = _Node()
-                child.avail += 1
-                p = w if option == preferred else other_p
-                if child.visits:
-                    q = child.total / child.visits
-                else:
-                    q = parent_q
-                score = q + c * p * math.sqrt(child.avail) / (1 + child.visits)
-                if score > best_score:
-                    best_score, best_option, best_child = score, option, child
-            assert best_child is not None
+            best_option, best_child = self._select(node, kind, candidates, preferred)
             if best_child.visits == 0:
                 expanded = True
             g.apply(best_option)
@@ -297,6 +272,33 @@ class MCTSPolicy(SeededPolicy):
         for visited in path:
             visited.visits += 1
             visited.total += value
+
+    def _select(
+        self, node: _Node, kind: int, candidates: list[int], preferred: int
+    ) -> tuple[int, _Node]:
+        """PUCT over the candidates below `node`: the option to play and its child (created,
+        and its availability counted, for every candidate)."""
+        w = self.prior_weight
+        c = self.exploration
+        children = node.children
+        parent_q = node.total / node.visits if node.visits else 0.5
+        other_p = (1.0 - w) / (len(candidates) - 1)
+        best_score = -math.inf
+        best_option = preferred
+        best_child: _Node | None = None
+        for option in candidates:
+            key = (kind, option)
+            child = children.get(key)
+            if child is None:
+                child = children[key] = _Node()
+            child.avail += 1
+            p = w if option == preferred else other_p
+            q = child.total / child.visits if child.visits else parent_q
+            score = q + c * p * math.sqrt(child.avail) / (1 + child.visits)
+            if score > best_score:
+                best_score, best_option, best_child = score, option, child
+        assert best_child is not None
+        return best_option, best_child
 
     def _rollout(self, g: Game, seat: int) -> float:
         s = g.state

@@ -26,35 +26,19 @@ from ..decisions import (
     unit_option,
 )
 from ..events import EventKind
-from ..queries import (
-    POLAR,
-    REGIONS,
-    factions_in,
-    in_storm,
-    is_enemy,
-    present,
-    seat_order_ccw,
-    spend,
-    spendable,
+from ..queries import factions_in, is_enemy, present, seat_order_ccw, spend, spendable
+from ..rules import (  # the battle queries are public rules (re-exported here for the steps)
+    ATTACKER,
+    DEFENDER,
+    attacker_side,
+    battle_regions,
+    defender_of,
+    defender_side,
+    side_factions,
+    side_leader_owners,
 )
 from ..state import GameState, Phase, uidx
 from .recruit import ghola_possible
-
-ATTACKER, DEFENDER = 0, 1
-
-
-def battle_regions(state: GameState) -> list[int]:
-    """BATTLE-1: regions (not the Polar Cap, not the storm) where the active player's units
-    share the region with an enemy's."""
-    active = state.active_faction
-    return [
-        r
-        for r in REGIONS
-        if r != POLAR
-        and not in_storm(state, r)
-        and present(state, active, r)
-        and any(is_enemy(state, f) for f in factions_in(state, r))
-    ]
 
 
 def begin_battles(state: GameState) -> None:
@@ -83,15 +67,6 @@ def apply_order(state: GameState, option: int) -> None:
     goto(state, Phase.BATTLE_GHOLA)
 
 
-def defender_of(state: GameState, region: int) -> int:
-    """BATTLE-2: the enemy present that most recently finished its turn (nearest ccw)."""
-    for seat in seat_order_ccw(state, state.active_seat):
-        faction = state.seat_faction[seat]
-        if is_enemy(state, faction) and present(state, faction, region):
-            return faction
-    return NO_ONE
-
-
 def _end_battle(state: GameState) -> None:
     state.battle_region = NO_ONE
     state.battle_defender = NO_ONE
@@ -104,6 +79,7 @@ def _end_battle(state: GameState) -> None:
 
 @runner(Phase.BATTLE_GHOLA)
 def run_battle_ghola(state: GameState) -> None:
+    """TLX-5 / CL-9: the ghola is offered before each Tleilax battle."""
     if ghola_possible(state):
         ask(state, DecisionKind.GHOLA, state.active_seat)
     else:
@@ -115,6 +91,7 @@ def run_battle_ghola(state: GameState) -> None:
 
 @runner(Phase.BATTLE_FORTRESS)
 def run_fortress(state: GameState) -> None:
+    """BATTLE-3 and HAR-2: the fortress takes an attacking unit unless the Harkonnen infiltrate."""
     region = state.battle_region
     if state.region_token[region] != Token.FORTRESS or state.battle_fortress_stage == 2:
         goto(state, Phase.BATTLE_FACE_DANCERS)
@@ -126,15 +103,12 @@ def run_fortress(state: GameState) -> None:
 
 @decision(DecisionKind.INFILTRATION, legal_yes_no)
 def apply_infiltration(state: GameState, option: int) -> None:
+    """HAR-2: ignore the fortress (no unit lost, the fortress stays)."""
     if option:
         state.battle_fortress_stage = 2
         emit(state, EventKind.INFILTRATION, state.battle_region)
     else:
         state.battle_fortress_stage = 1
-
-
-def attacker_side(state: GameState) -> list[int]:
-    return [f for f in (state.active_faction, state.ally) if f != NO_ONE]
 
 
 def legal_victim(state: GameState) -> list[int]:
@@ -173,6 +147,7 @@ def _face_dancer_dice(state: GameState, faction: int) -> list[int]:
 
 
 def legal_face_dancer(state: GameState) -> list[int]:
+    """TLX-4: stop, or an enemy unit present to replace (by an unused die or 1 spice)."""
     region = state.battle_region
     tleilax = Faction.TLEILAX
     options = [0]
@@ -206,6 +181,7 @@ def run_face_dancers(state: GameState) -> None:
 
 @decision(DecisionKind.FACE_DANCER, legal_face_dancer)
 def apply_face_dancer(state: GameState, option: int) -> None:
+    """TLX-4: the enemy unit to its reserve, a Tleilax unit from the reserve in."""
     region = state.battle_region
     if option == 0:
         state.face_dancer_done = True
@@ -221,11 +197,6 @@ def apply_face_dancer(state: GameState, option: int) -> None:
 
 
 # --- BATTLE-4 leaders lent ----------------------------------------------------------------------
-
-
-def defender_side(state: GameState) -> list[int]:
-    """BATTLE-2: every enemy present fights on the defender's side."""
-    return [f for f in factions_in(state, state.battle_region) if is_enemy(state, f)]
 
 
 def begin_lending(state: GameState) -> None:
@@ -267,23 +238,6 @@ def apply_lend(state: GameState, option: int) -> None:
 
 def _side(state: GameState) -> int:
     return ATTACKER if state.phase == Phase.BATTLE_BID_ATTACKER else DEFENDER
-
-
-def side_factions(state: GameState, side: int) -> list[int]:
-    return attacker_side(state) if side == ATTACKER else defender_side(state)
-
-
-def side_leader_owners(state: GameState, side: int) -> list[int]:
-    """Leaders a side may commit: its decider's own and those lent to it (BATTLE-4)."""
-    owner = state.active_faction if side == ATTACKER else state.battle_defender
-    owners = [owner]
-    for faction in attacker_side(state) if side == ATTACKER else defender_side(state):
-        if faction != owner and state.lent[faction]:
-            owners.append(faction)
-    if side == ATTACKER and state.ally != NO_ONE and state.lent[state.ally]:
-        if state.ally not in owners:
-            owners.append(state.ally)
-    return owners
 
 
 def legal_bid(state: GameState) -> list[int]:
@@ -355,37 +309,9 @@ def resolve_battle(state: GameState) -> None:
             *state.bid_leaders[side],
         )
     emit(state, EventKind.BATTLE_RESULT, region, strengths[0], strengths[1], winner)
-    sides = (attacker_side(state), defender_side(state))
+    sides = (attacker_side(state), defender_side(state))  # before any unit leaves
     for side in (ATTACKER, DEFENDER):
-        won = side == winner
-        duel_factions = set()
-        # ATR-3: an Atreides leader fought on the winning side against an enemy leader.
-        if (
-            won
-            and state.bid_leaders[side][Faction.ATREIDES] > 0
-            and sum(state.bid_leaders[1 - side]) > 0
-        ):
-            duel_factions.add(int(Faction.ATREIDES))
-            if side == ATTACKER and state.ally == Faction.ATREIDES:
-                duel_factions.add(state.active_faction)  # as the ally: the active's units too
-        for faction in sides[side]:
-            for unit_type in range(NUM_UNIT_TYPES):
-                committed = state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type]
-                if committed:
-                    dest = CARD if faction in duel_factions else RESERVE
-                    state.move_units(faction, unit_type, region, dest, committed)
-                    emit(state, EventKind.LOSS, faction, region, unit_type, committed, dest)
-                if not won:
-                    rest = state.units[faction][uidx(region, unit_type)]
-                    if rest:
-                        dest = CARD if faction == Faction.GUILD else RESERVE  # GLD-3
-                        state.move_units(faction, unit_type, region, dest, rest)
-                        emit(state, EventKind.LOSS, faction, region, unit_type, rest, dest)
-        for faction, n in enumerate(state.bid_leaders[side]):
-            if n:
-                state.leaders[faction][0] -= n
-                state.leaders[faction][1] += n
-                emit(state, EventKind.LEADER_LOST, faction, n)
+        _side_losses(state, side, side == winner, sides[side])
     state.last_battle = [
         region,
         state.active_faction,
@@ -402,3 +328,38 @@ def resolve_battle(state: GameState) -> None:
     state.bid_leaders = [[0] * NUM_FACTIONS for _ in (0, 1)]
     state.lent = [False] * NUM_FACTIONS
     _end_battle(state)
+
+
+def _side_losses(state: GameState, side: int, won: bool, factions: list[int]) -> None:
+    """BATTLE-7 for one side: committed units and leaders are lost; a losing side's other
+    units in the region too.  ATR-3 sends a duel winner's committed units to the card, GLD-3
+    the Guild's uncommitted losses."""
+    region = state.battle_region
+    duel_factions = set()
+    # ATR-3: an Atreides leader fought on the winning side against an enemy leader.
+    if (
+        won
+        and state.bid_leaders[side][Faction.ATREIDES] > 0
+        and sum(state.bid_leaders[1 - side]) > 0
+    ):
+        duel_factions.add(int(Faction.ATREIDES))
+        if side == ATTACKER and state.ally == Faction.ATREIDES:
+            duel_factions.add(state.active_faction)  # as the ally: the active's units too
+    for faction in factions:
+        for unit_type in range(NUM_UNIT_TYPES):
+            committed = state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type]
+            if committed:
+                dest = CARD if faction in duel_factions else RESERVE
+                state.move_units(faction, unit_type, region, dest, committed)
+                emit(state, EventKind.LOSS, faction, region, unit_type, committed, dest)
+            if not won:
+                rest = state.units[faction][uidx(region, unit_type)]
+                if rest:
+                    dest = CARD if faction == Faction.GUILD else RESERVE  # GLD-3
+                    state.move_units(faction, unit_type, region, dest, rest)
+                    emit(state, EventKind.LOSS, faction, region, unit_type, rest, dest)
+    for faction, n in enumerate(state.bid_leaders[side]):
+        if n:
+            state.leaders[faction][0] -= n
+            state.leaders[faction][1] += n
+            emit(state, EventKind.LEADER_LOST, faction, n)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..constants import NO_ONE, NUM_FACTIONS, NUM_UNIT_TYPES, RESERVE, Die, Faction, KanlyFace
+from ..constants import NO_ONE, NUM_FACTIONS, NUM_UNIT_TYPES, RESERVE, Die, KanlyFace
 from ..core import ask_known, decision, emit, goto, runner
 from ..decisions import (
     KANLY_NONE,
@@ -13,19 +13,10 @@ from ..decisions import (
 )
 from ..events import EventKind
 from ..queries import REGIONS, in_storm, is_enemy
+from ..rules import kanly_protected
 from ..state import GameState, Phase
 
 _KILL_FACES = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
-
-
-def _protected(state: GameState, face: int, faction: int) -> bool:
-    """KANLY-3: Poison spares the Snooper's holder and the Bene Gesserit (BG-3); Crysknife
-    spares the Shield's holder and the Fremen (FRE-2)."""
-    if face == KanlyFace.POISON:
-        return faction == state.snooper_holder or faction == Faction.BENE_GESSERIT
-    if face == KanlyFace.CRYSKNIFE:
-        return faction == state.shield_holder or faction == Faction.FREMEN
-    return False
 
 
 def legal_kanly(state: GameState) -> list[int]:
@@ -38,7 +29,7 @@ def legal_kanly(state: GameState) -> list[int]:
             for faction in range(NUM_FACTIONS)
             if state.faction_seat[faction] != NO_ONE
             and is_enemy(state, faction)
-            and not _protected(state, face, faction)
+            and not kanly_protected(state, face, faction)
         ]
         for region in REGIONS:
             if in_storm(state, region):  # KANLY-2

@@ -70,6 +70,7 @@ def apply_harvester(state: GameState, option: int) -> None:
 
 @runner(Phase.LAND_GIFT)
 def run_gift(state: GameState) -> None:
+    """COR-3 / CL-10: the Corrino ally may give stored spice at the start of landing."""
     if state.ally == Faction.CORRINO and state.storage[Faction.CORRINO] > 0:
         ask_faction(state, DecisionKind.SPICE_GIFT, Faction.CORRINO)
     else:
@@ -82,6 +83,7 @@ def legal_gift(state: GameState) -> list[int]:
 
 @decision(DecisionKind.SPICE_GIFT, legal_gift)
 def apply_gift(state: GameState, option: int) -> None:
+    """COR-3: stored spice into the active player's pool."""
     if option:
         state.storage[Faction.CORRINO] -= option
         state.pool += option

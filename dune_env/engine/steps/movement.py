@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ..constants import NUM_UNIT_TYPES, Die, Faction, Token
+from ..constants import NUM_UNIT_TYPES, Die, Faction
 from ..core import ask, ask_known, decision, emit, goto, runner
 from ..decisions import DecisionKind, decode_move, move_option
 from ..events import EventKind
-from ..queries import MAP, POLAR, REGIONS, in_storm, occupied, spice_die_is_worm
+from ..queries import MAP, POLAR, REGIONS, in_storm, occupied
+from ..rules import can_move
 from ..state import GameState, Phase, uidx
 from .battle import begin_battles
 
@@ -46,24 +47,15 @@ def _mover(state: GameState) -> int:
     return state.active_faction if state.phase == Phase.MOVE_ACTIVE else state.ally
 
 
-def can_move_from(state: GameState, faction: int, region: int) -> bool:
-    """MOVE-2/4, PROP-4, FRE-3: adjacent, an ornithopter, or worm riding; never the storm."""
-    target = state.target
-    if region == target or in_storm(state, region):
-        return False
-    if region in MAP.adjacency[target] or state.region_token[region] == Token.ORNITHOPTER:
-        return True
-    return faction == Faction.FREMEN and spice_die_is_worm(state)
-
-
 def legal_move(state: GameState) -> list[int]:
     faction = _mover(state)
+    target = state.target
     units = state.units[faction]
     options = [0]
     for region in REGIONS:
         if units[uidx(region, 0)] + units[uidx(region, 1)] == 0:
             continue
-        if not can_move_from(state, faction, region):
+        if not can_move(state, faction, region, target):  # MOVE-2/4, PROP-4, FRE-3
             continue
         for unit_type in range(NUM_UNIT_TYPES):
             if units[uidx(region, unit_type)] > 0:

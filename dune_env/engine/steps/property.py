@@ -10,7 +10,7 @@ from ..queries import POLAR, controls, in_storm
 from ..state import GameState, Phase
 
 
-def can_reorganise(state: GameState) -> bool:
+def can_reorganize(state: GameState) -> bool:
     """PROP-1 (rev. 2): the target (never the Polar Cap, never in the storm) is controlled
     (DEF-6) by the active player or the ally, and the common supply holds a token.  Other
     factions may be present unless strict_control says they break control (the ally never
@@ -25,7 +25,7 @@ def can_reorganise(state: GameState) -> bool:
     return held and sum(state.token_supply) > 0
 
 
-def legal_reorganise(state: GameState) -> list[int]:
+def legal_reorganize(state: GameState) -> list[int]:
     """0 keeps the region as it is; 1 + token places that token (after returning the old)."""
     current = state.region_token[state.target]
     return [0] + [
@@ -35,14 +35,14 @@ def legal_reorganise(state: GameState) -> list[int]:
 
 @runner(Phase.PROPERTY)
 def run_property(state: GameState) -> None:
-    if can_reorganise(state):
+    if can_reorganize(state):
         ask(state, DecisionKind.REORGANIZE, state.active_seat)
     else:
         goto(state, Phase.STORM)
 
 
-@decision(DecisionKind.REORGANIZE, legal_reorganise)
-def apply_reorganise(state: GameState, option: int) -> None:
+@decision(DecisionKind.REORGANIZE, legal_reorganize)
+def apply_reorganize(state: GameState, option: int) -> None:
     if option:
         target = state.target
         old = state.region_token[target]

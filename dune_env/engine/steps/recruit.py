@@ -131,6 +131,7 @@ def apply_recruit(state: GameState, option: int) -> None:
 
 
 def ghola_possible(state: GameState) -> bool:
+    """TLX-5: the Tleilax leader is in the reserve and 1 spice can be paid."""
     return (
         state.active_faction == Faction.TLEILAX
         and not state.ghola_declined
@@ -149,6 +150,7 @@ def run_ghola(state: GameState) -> None:
 
 @decision(DecisionKind.GHOLA, legal_yes_no)
 def apply_ghola(state: GameState, option: int) -> None:
+    """TLX-5: pay 1 spice, the leader from the reserve to the card."""
     if option:
         spend(state, 1)
         state.leaders[Faction.TLEILAX][1] -= 1

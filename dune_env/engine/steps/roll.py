@@ -78,6 +78,7 @@ def end_roll(state: GameState) -> None:
 
 @runner(Phase.PITER)
 def run_piter(state: GameState) -> None:
+    """HAR-1: ask the Harkonnen whether to turn the Kanly die to Poison."""
     if (
         state.active_faction == Faction.HARKONNEN
         and state.dice_faces[Die.KANLY] != KanlyFace.POISON
@@ -98,6 +99,7 @@ def apply_piter(state: GameState, option: int) -> None:
 
 @runner(Phase.AXOLOTL)
 def run_axolotl(state: GameState) -> None:
+    """TLX-1: ask the Tleilax for the symbol it recruits with this turn."""
     if state.active_faction == Faction.TLEILAX:
         ask(state, DecisionKind.AXOLOTL_SYMBOL, state.active_seat)
     else:

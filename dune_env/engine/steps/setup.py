@@ -165,6 +165,7 @@ def legal_atreides_start(state: GameState) -> list[int]:
 
 @decision(DecisionKind.ATREIDES_START, legal_atreides_start)
 def apply_atreides_start(state: GameState, option: int) -> None:
+    """ATR-0: two units into the chosen region, both leader tokens on the card."""
     faction = Faction.ATREIDES
     _leader_to_card(state, faction, 2)
     _place(state, faction, option, 2)
@@ -178,6 +179,7 @@ def legal_harkonnen_start(state: GameState) -> list[int]:
 
 @decision(DecisionKind.HARKONNEN_START, legal_harkonnen_start)
 def apply_harkonnen_start(state: GameState, option: int) -> None:
+    """HAR-0: two units and the unused property token into the chosen region."""
     faction = Faction.HARKONNEN
     _place(state, faction, option, 2)
     # The unused property token (the one left in the common supply) goes there too.
@@ -198,6 +200,7 @@ def legal_prediction(state: GameState) -> list[int]:
 
 @decision(DecisionKind.BG_PREDICTION, legal_prediction)
 def apply_prediction(state: GameState, option: int) -> None:
+    """BG-0: the secret prediction, then leader to card and three units on the Polar Cap."""
     faction = Faction.BENE_GESSERIT
     _leader_to_card(state, faction)
     _place(state, faction, POLAR, 3)

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-from ..constants import CARD, NO_ONE, RESERVE, STORM_SPICE_FACES, Die, Faction, Token, UnitType
+from ..constants import CARD, NO_ONE, RESERVE, Faction, Token, UnitType
 from ..core import emit, goto, runner
 from ..events import EventKind
-from ..map_data import NUM_SECTORS
 from ..queries import MAP, factions_in
+from ..rules import next_sector, storm_moves_west, storm_will_move
 from ..state import GameState, Phase, uidx
-
-
-def storm_moves_west(state: GameState) -> bool:
-    """CL-1: the region-die faces listed in the configuration show W, the others E."""
-    return state.dice_faces[Die.REGION] + 1 in state.config.region_die_west_faces
-
-
-def next_sector(sector: int, west: bool) -> int:
-    """MAP-3: E moves the storm to sector - 1 (1 -> 6), W to sector + 1 (6 -> 1)."""
-    if west:
-        return sector % NUM_SECTORS + 1
-    return (sector - 2) % NUM_SECTORS + 1
 
 
 @runner(Phase.STORM)
 def run_storm(state: GameState) -> None:
-    if state.dice_faces[Die.SPICE] in STORM_SPICE_FACES:  # STORM-1
+    if storm_will_move(state):  # STORM-1
         old = state.storm_sector
         state.storm_sector = next_sector(old, storm_moves_west(state))
         emit(state, EventKind.STORM_MOVE, old, state.storm_sector)

@@ -14,8 +14,9 @@ from ..constants import (
 )
 from ..core import clear_pending, draw, emit, goto, runner
 from ..events import EventKind
-from ..queries import MAP, add_storage, factions_in, strategic_controlled
+from ..queries import add_storage, strategic_controlled
 from ..rng import TURN_ROLL
+from ..rules import alliance_regions
 from ..state import GameState, Phase
 
 
@@ -69,21 +70,6 @@ def roll_unfixed(state: GameState) -> None:
 # --- Step 10 -------------------------------------------------------------------------------
 
 
-def alliance_regions(state: GameState, a: int, b: int) -> int:
-    """END-2: strategic regions held by a or b with no third faction present.  With
-    strict_alliance_victory [variant], 0 while a or b shares any strategic region with a
-    third faction."""
-    total = 0
-    strict = state.config.strict_alliance_victory
-    for region in MAP.strategic_regions:
-        present = factions_in(state, region)
-        if present and all(f == a or f == b for f in present):
-            total += 1
-        elif strict and (a in present or b in present):
-            return 0
-    return total
-
-
 def finish(state: GameState, winner_factions: list[int], kind: int) -> None:
     """Declare the winners (END-6 applied by the caller) and the END-7 rewards."""
     winners = sorted(state.faction_seat[f] for f in winner_factions if state.in_game(f))
@@ -99,7 +85,7 @@ def finish(state: GameState, winner_factions: list[int], kind: int) -> None:
 
 
 def bene_gesserit_steal(state: GameState, solo_winner: int) -> int:
-    """END-6: a predicted solo winner's victory goes to the Bene Gesserit."""
+    """END-6 / BG-1: a predicted solo winner's victory goes to the Bene Gesserit."""
     if state.in_game(Faction.BENE_GESSERIT) and state.bg_prediction == solo_winner:
         emit(state, EventKind.BG_TAKES, solo_winner)
         return int(Faction.BENE_GESSERIT)
@@ -133,7 +119,7 @@ def run_end_turn(state: GameState) -> None:
     state.active_seat = (state.active_seat + 1) % state.num_players
     if state.active_seat == state.first_seat:
         if state.round >= MAX_ROUNDS:
-            # END-5: the Guild wins, played or not; END-6 applies to it too.
+            # END-5 / GLD-2: the Guild wins, played or not; END-6 applies to it too.
             winner = bene_gesserit_steal(state, int(Faction.GUILD))
             finish(state, [winner], 2)
             return

@@ -1,0 +1,194 @@
+"""Step 1, the dice: which dice to fix (ROLL-2), Piter de Vries (HAR-1), the axolotl symbol
+(TLX-1)."""
+
+from __future__ import annotations
+
+from ...engine import GameState
+from ...engine.constants import (
+    CARD,
+    FACTION_DIE_SYMBOLS,
+    RESERVE,
+    SHAI_HULUD_FACE,
+    Die,
+    Faction,
+    KanlyFace,
+    Token,
+)
+from ...engine.rules import NUM_REGIONS, POLAR, in_storm
+from .features import (
+    KILL_FACES,
+    SECTOR_REGIONS,
+    SPICE_BIT,
+    count,
+    kill_values,
+    target_value,
+)
+from .style import Style
+
+
+def fix_dice(style: Style, s: GameState, seat: int, options: list[int]) -> int:
+    """Fix every die showing a good face; if none, fix the die whose reroll gains least."""
+    me = s.seat_faction[seat]
+    rolled = [d for d in range(7) if not s.dice_fixed[d]]
+    values = die_values(style, s, me, rolled)
+    k = len(rolled)
+    frac = 0.5 if k >= 4 else (0.25 if k >= 2 else 0.0)
+    mask = 0
+    gains = []
+    for d in rolled:
+        table = values[d]
+        face = s.dice_faces[d]
+        best = max(table)
+        mean = sum(table) / 6.0
+        value = table[face]
+        gains.append((mean - value, d))
+        if best - mean > 1e-9 and value >= mean + frac * (best - mean) - 1e-9:
+            mask |= 1 << d
+    worm = s.dice_faces[Die.SPICE] == SHAI_HULUD_FACE and Die.SPICE in rolled
+    if worm and not mask & SPICE_BIT:
+        thumper = s.thumpers[me] > 0 and k > 1 and values[Die.SPICE][SHAI_HULUD_FACE] < 0
+        if not thumper:
+            mask |= SPICE_BIT
+    if mask == 0:
+        gains.sort()
+        for _, d in gains:
+            if d == Die.SPICE and worm:
+                continue
+            mask |= 1 << d
+            break
+    if mask not in options:
+        mask |= SPICE_BIT if worm else 0
+    if mask not in options:  # pragma: no cover - defensive: every subset above is legal
+        return options[-1]
+    return mask
+
+
+def die_values(style: Style, s: GameState, me: int, rolled: list[int]) -> dict[int, list[float]]:
+    """Value of each face of each rolled die for the active faction `me`."""
+    values: dict[int, list[float]] = {}
+    faction_dice = [d for d in rolled if d < 4]
+    if faction_dice:
+        table = faction_die_table(s, me)
+        for d in faction_dice:
+            values[d] = table
+    if Die.REGION in rolled:
+        values[Die.REGION] = region_die_table(style, s, me)
+    if Die.SPICE in rolled:
+        values[Die.SPICE] = spice_die_table(style, s, me)
+    if Die.KANLY in rolled:
+        values[Die.KANLY] = kanly_die_table(style, s, me)
+    return values
+
+
+def faction_die_table(s: GameState, me: int) -> list[float]:
+    table = [0.0] * 6
+    if me == Faction.SMUGGLERS:
+        return table
+    reserve_units = count(s, me, RESERVE)
+    reserve_leaders = s.leaders[me][1]
+    fixed_symbols = [FACTION_DIE_SYMBOLS[s.dice_faces[d]] for d in range(4) if s.dice_fixed[d]]
+    if me == Faction.TLEILAX:
+        # TLX-1: any symbol may become ours; value the symbol already fixed most often.
+        if reserve_units + reserve_leaders == 0:
+            return table
+        if not fixed_symbols:
+            return [0.5] * 6  # no variance: kept as a reroll token
+        best = max(set(fixed_symbols), key=fixed_symbols.count)
+        room = reserve_units + reserve_leaders - fixed_symbols.count(best)
+        for face, symbol in enumerate(FACTION_DIE_SYMBOLS):
+            table[face] = 1.0 if symbol == best and room > 0 else 0.0
+        return table
+    used = fixed_symbols.count(me)
+    per = 2 if me == Faction.FREMEN else 1
+    if used // per < reserve_units or (used == 0 and reserve_leaders):
+        for face, symbol in enumerate(FACTION_DIE_SYMBOLS):
+            if symbol == me:
+                table[face] = 1.0
+    return table
+
+
+def spice_need(s: GameState, me: int) -> int:
+    """Spice still needed this turn to land the card and recruit with the fixed dice."""
+    if me == Faction.SMUGGLERS:
+        return min(6, count(s, me, RESERVE) + count(s, me, CARD)) + (2 if s.leaders[me][1] else 0)
+    recruits = sum(
+        1 for d in range(4) if s.dice_fixed[d] and FACTION_DIE_SYMBOLS[s.dice_faces[d]] == me
+    )
+    if me == Faction.FREMEN:
+        recruits //= 2
+    need = count(s, me, CARD) + recruits + 1
+    harvest = 2 * sum(
+        1
+        for r in range(NUM_REGIONS)
+        if s.region_token[r] == Token.HARVESTER and count(s, me, r) and not in_storm(s, r)
+    )
+    return max(0, need - harvest - s.storage[me])
+
+
+def spice_die_table(style: Style, s: GameState, me: int) -> list[float]:
+    need = spice_need(s, me)
+    w = style.spice_weight
+    table = [w * min(face + 1, need) + 0.05 * (face + 1) for face in range(5)]
+    worm = -0.3
+    if any(s.region_token[r] == Token.HARVESTER and count(s, me, r) for r in range(NUM_REGIONS)):
+        worm -= 1.5  # LAND-1: no harvest and a harvester lost
+    if me == Faction.FREMEN:
+        worm += 1.0  # FRE-3 worm riding
+    table.append(worm)
+    return table
+
+
+def region_die_table(style: Style, s: GameState, me: int) -> list[float]:
+    ally = s.ally
+    polar = target_value(style, s, me, ally, POLAR, landing=True)
+    table = []
+    for sector in range(1, 7):
+        best = polar
+        for r in SECTOR_REGIONS[sector]:
+            if not in_storm(s, r):
+                v = target_value(style, s, me, ally, r, landing=True)
+                if v > best:
+                    best = v
+        table.append(best - polar)
+    return table
+
+
+def kanly_die_table(style: Style, s: GameState, me: int) -> list[float]:
+    table = [0.0] * 6
+    kills = kill_values(style, s, me)
+    for face in KILL_FACES:
+        table[face] = kills[face]
+    if me == Faction.HARKONNEN:  # HAR-1: the die can be turned to Poison later
+        for i in range(6):
+            table[i] = max(table[i], kills[KanlyFace.POISON])
+    table[KanlyFace.SNOOPER] = max(table[KanlyFace.SNOOPER], 0.3 * (s.snooper_holder != me))
+    table[KanlyFace.SHIELD] = max(table[KanlyFace.SHIELD], 0.3 * (s.shield_holder != me))
+    table[KanlyFace.THUMPER] = max(
+        table[KanlyFace.THUMPER], 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
+    )
+    return table
+
+
+def kanly_die_table_plain(style: Style, s: GameState, me: int) -> list[float]:
+    """The Kanly die's face values without HAR-1 (used once the die is turned)."""
+    kills = kill_values(style, s, me)
+    table = [0.0] * 6
+    for face in KILL_FACES:
+        table[face] = kills[face]
+    table[KanlyFace.SNOOPER] = 0.3 * (s.snooper_holder != me)
+    table[KanlyFace.SHIELD] = 0.3 * (s.shield_holder != me)
+    table[KanlyFace.THUMPER] = 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
+    return table
+
+
+def piter(style: Style, s: GameState, seat: int, options: list[int]) -> int:
+    """HAR-1: turn the Kanly die to Poison when Poison is worth more than its face."""
+    me = s.seat_faction[seat]
+    table = kanly_die_table_plain(style, s, me)
+    return 1 if table[KanlyFace.POISON] > table[s.dice_faces[Die.KANLY]] else 0
+
+
+def axolotl(style: Style, s: GameState, seat: int, options: list[int]) -> int:
+    """TLX-1: the symbol showing on most faction dice."""
+    symbols = [FACTION_DIE_SYMBOLS[s.dice_faces[d]] for d in range(4)]
+    return max(options, key=lambda o: (symbols.count(o), -o))
