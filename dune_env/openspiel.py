@@ -57,9 +57,9 @@ from .engine.constants import (
 )
 from .engine.core import ask
 from .engine.decisions import DecisionKind
-from .engine.game import advance, apply_legal, legal_options
+from .engine.game import advance, apply_legal, begin_setup, legal_options
+from .engine.rules import legal_prediction
 from .engine.state import GameState, Phase
-from .engine.steps.setup import begin_setup, legal_prediction
 from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
 from .environment.observer import OBS_LAYOUT, PUBLIC_LAYOUT, STATE_LAYOUT, Observer
 from .environment.render import render_ansi

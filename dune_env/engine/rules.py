@@ -45,6 +45,7 @@ UNIT_STRENGTHS: tuple[tuple[int, int], ...] = tuple(
 """UNIT_STRENGTHS[faction][unit_type]: `unit_strength` tabulated (DEF-8), for hot loops."""
 
 __all__ = [
+    "legal_prediction",
     "ADJACENT",
     "ATTACKER",
     "DEFENDER",
@@ -325,3 +326,10 @@ def side_max_strength(state: GameState, side: int) -> int:
     for faction in side_leader_owners(state, side):
         total += leader_strength(state, faction)
     return total
+
+
+def legal_prediction(state: GameState) -> list[int]:
+    """BG-0: any faction in the game other than BG, or the Guild even when nobody plays it."""
+    options = {f for f in state.seat_faction if f != Faction.BENE_GESSERIT}
+    options.add(int(Faction.GUILD))
+    return sorted(options)

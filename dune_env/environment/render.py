@@ -138,9 +138,9 @@ _MAP_SIZE = 560
 _PANEL = 360
 _HEIGHT = 660
 _CENTRE = _MAP_SIZE / 2
-_R_POLAR = 72
+R_POLAR = 72
 _R_MID = 168
-_R_OUTER = 258
+R_OUTER = 258
 _DESERT = (222, 184, 120)
 _ROCK = (176, 140, 100)
 _POLAR = (235, 235, 245)
@@ -150,22 +150,22 @@ _SMALL_FONT_SIZE = 13
 _BOX_W, _BOX_H, _BOX_GAP = 30, 18, 2
 
 
-def _region_geometry(region: int) -> tuple[float, float, float, float]:
+def region_geometry(region: int) -> tuple[float, float, float, float]:
     """(start angle, end angle, inner radius, outer radius) of a region; PIL angles (degrees,
     clockwise from east).  Sector 1 is at the top, sectors follow clockwise."""
     sector = MAP.sectors[region]
     start = -120 + (sector - 1) * 60
     shared = [r for r in MAP.regions_in_sector(sector) if r != region]
     if not shared:
-        return start, start + 60, _R_POLAR, _R_OUTER
+        return start, start + 60, R_POLAR, R_OUTER
     inner = MAP.polar_cap in MAP.adjacency[region]
-    return (start, start + 60, _R_POLAR, _R_MID) if inner else (start, start + 60, _R_MID, _R_OUTER)
+    return (start, start + 60, R_POLAR, _R_MID) if inner else (start, start + 60, _R_MID, R_OUTER)
 
 
-def _anchor(region: int) -> tuple[float, float]:
+def anchor(region: int) -> tuple[float, float]:
     if region == MAP.polar_cap:
         return _CENTRE, _CENTRE - 28
-    a0, a1, r0, r1 = _region_geometry(region)
+    a0, a1, r0, r1 = region_geometry(region)
     angle = math.radians((a0 + a1) / 2)
     radius = r0 + (r1 - r0) * 0.5
     return _CENTRE + radius * math.cos(angle), _CENTRE + radius * math.sin(angle)
@@ -183,7 +183,7 @@ def _font(size: int = _FONT_SIZE) -> ImageFont.ImageFont | ImageFont.FreeTypeFon
 def unit_box(region: int, index: int) -> tuple[float, float, float, float]:
     """The (x0, y0, x1, y1) box of the `index`-th faction present in `region` (faction order),
     three boxes a row under the region's name."""
-    x, y = _anchor(region)
+    x, y = anchor(region)
     col, row = index % 3, index // 3
     bx = x - (3 * _BOX_W + 2 * _BOX_GAP) / 2 + col * (_BOX_W + _BOX_GAP)
     by = y - 2 + row * (_BOX_H + _BOX_GAP)
@@ -219,7 +219,7 @@ def _background() -> Image.Image:
     for region in range(MAP.num_regions):
         if region == MAP.polar_cap:
             continue
-        a0, a1, r0, r1 = _region_geometry(region)
+        a0, a1, r0, r1 = region_geometry(region)
         fill = _DESERT if MAP.desert[region] else _ROCK
         strategic = MAP.strategic[region]
         _ring_segment(
@@ -234,15 +234,15 @@ def _background() -> Image.Image:
         )
     c = _CENTRE
     draw.ellipse(
-        (c - _R_POLAR, c - _R_POLAR, c + _R_POLAR, c + _R_POLAR), fill=_POLAR, outline=(90, 90, 110)
+        (c - R_POLAR, c - R_POLAR, c + R_POLAR, c + R_POLAR), fill=_POLAR, outline=(90, 90, 110)
     )
     for sector in range(1, 7):
         angle = math.radians(-90 + (sector - 1) * 60)
-        x = c + (_R_OUTER + 12) * math.cos(angle)
-        y = c + (_R_OUTER + 12) * math.sin(angle)
+        x = c + (R_OUTER + 12) * math.cos(angle)
+        y = c + (R_OUTER + 12) * math.sin(angle)
         draw.text((x, y), str(sector), fill=(60, 60, 60), font=font, anchor="mm")
     for region in range(MAP.num_regions):
-        x, y = _anchor(region)
+        x, y = anchor(region)
         name = MAP.names[region] + (" *" if MAP.strategic[region] else "")
         draw.text((x, y - 14), name, fill=(30, 30, 30), font=font, anchor="mm")
     _legend(draw, 8, _MAP_SIZE + 2)
@@ -289,9 +289,9 @@ def render_rgb(state: GameState) -> np.ndarray:
     font = _font()
     # storm
     start = -120 + (s.storm_sector - 1) * 60
-    _ring_segment(draw, start, start + 60, _R_POLAR, _R_OUTER, (60, 60, 90, 90), (40, 40, 70))
+    _ring_segment(draw, start, start + 60, R_POLAR, R_OUTER, (60, 60, 90, 90), (40, 40, 70))
     for region in range(MAP.num_regions):
-        x, y = _anchor(region)
+        x, y = anchor(region)
         token = s.region_token[region]
         if token >= 0:
             draw.ellipse((x - 10, y - 46, x + 10, y - 26), fill=(255, 255, 255), outline=(0, 0, 0))

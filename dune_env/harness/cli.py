@@ -85,6 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_DECISIONS,
         help=f"decision cap per game (default {DEFAULT_MAX_DECISIONS})",
     )
+    parser.add_argument(
+        "--save-replays",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep browser replays of N games (the first failed game, then a sample) in\n"
+        "OUT/replays/, linked from report.md (default 0)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
@@ -136,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.bootstrap < 0:
         print("dune-bench: --bootstrap must be 0 or more", file=sys.stderr)
         return 2
+    if args.save_replays < 0:
+        print("dune-bench: --save-replays must be 0 or more", file=sys.stderr)
+        return 2
     if args.suite:
         fixed = [
             flag
@@ -149,9 +160,12 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if args.resume:
             fixed.append("--resume")
+        if args.save_replays:
+            fixed.append("--save-replays")
         if fixed:
             print(
-                f"dune-bench: --suite fixes the player counts, games, schedule and game options; "
+                f"dune-bench: --suite fixes the player counts, games, schedule and game options "
+                f"(no --resume or --save-replays); "
                 f"drop {' '.join(fixed)}",
                 file=sys.stderr,
             )
@@ -193,6 +207,14 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, previous)
     print(result.leaderboard)
     meta = result.summary["meta"]
+    if args.save_replays:
+        from .replays import save_replays
+
+        kept = save_replays(
+            out, result.rows, result.failures, args.save_replays, args.trust_checkpoints
+        )
+        written = sum(1 for _, where in kept if not isinstance(where, str))
+        print(f"\n{written} replay(s) written to {out}/replays/ (listed in report.md)")
     print(
         f"\n{result.summary['games']} games in {meta['seconds']:.1f} s "
         f"({meta['games_per_second']:.1f} games/s); report written to {out}/report.md"

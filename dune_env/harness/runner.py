@@ -251,7 +251,7 @@ def play_game(
     ]
 
 
-def _safe_play(
+def safe_play(
     spec: GameSpec,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     status: MutableSequence[float] | None = None,

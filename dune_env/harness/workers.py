@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .runner import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, SeatResult, _safe_play
+from .runner import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, SeatResult, safe_play
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
 _POLL = 0.5  # longest sleep between watchdog checks (seconds)
@@ -49,7 +49,7 @@ def _worker_main(conn: Connection, status: Any, max_decisions: int) -> None:
         status[2] = time.monotonic()
         status[1] = 0
         status[0] = -1
-        item = _safe_play(spec, max_decisions, status)
+        item = safe_play(spec, max_decisions, status)
         status[0] = -2  # idle
         conn.send(item)
 

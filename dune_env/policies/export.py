@@ -19,7 +19,7 @@ def export_zip(source: str | Path, destination: str | Path) -> Path:
     from . import sb3
     from .weights import export_policy
 
-    model = sb3._load_model.__wrapped__(str(Path(source).resolve()))  # uncached: a fresh read
+    model = sb3.load_model.__wrapped__(str(Path(source).resolve()))  # uncached: a fresh read
     versions = {}
     for package in ("stable_baselines3", "sb3_contrib", "torch"):
         module = __import__(package)

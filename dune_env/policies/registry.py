@@ -54,7 +54,7 @@ def trusted(spec: str) -> TrustedSpec:
     return spec if isinstance(spec, TrustedSpec) else TrustedSpec(spec)
 
 
-def _require_trust(spec: str, what: str, trust: bool) -> None:
+def require_trust(spec: str, what: str, trust: bool) -> None:
     if trust or isinstance(spec, TrustedSpec):
         return
     raise UntrustedCheckpointError(
@@ -146,12 +146,12 @@ def load_policy(
     if Path(spec).suffix == ".zip":
         if not Path(spec).is_file():
             raise PolicyLoadError(f"model file {spec!r} does not exist")
-        _require_trust(spec, "a stable-baselines3 .zip", trust)
+        require_trust(spec, "a stable-baselines3 .zip", trust)
         from .sb3 import load_sb3_policy
 
         return load_sb3_policy(spec, trust=True)
     if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").exists():
-        _require_trust(spec, "an RLlib checkpoint", trust)
+        require_trust(spec, "an RLlib checkpoint", trust)
         from .rllib import load_rllib_policy
 
         return load_rllib_policy(spec, trust=True)

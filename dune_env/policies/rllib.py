@@ -45,9 +45,9 @@ def _load_module(path: str) -> Any:
 
 def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
     """Play an RLlib checkpoint greedily; `trust=True` is required (loading unpickles)."""
-    from .registry import _require_trust
+    from .registry import require_trust
 
-    _require_trust(path, "an RLlib checkpoint", trust)
+    require_trust(path, "an RLlib checkpoint", trust)
     module = _load_module(str(Path(path).resolve()))
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -17,7 +17,7 @@ from .registry import PolicyLoadError
 
 
 @lru_cache(maxsize=8)
-def _load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
+def load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
     """Load once per (path, modification time and size): a file saved again is reloaded."""
     file = Path(path)
     if not file.is_file():
@@ -58,12 +58,12 @@ def load_sb3_policy(
     path: str, deterministic: bool = True, trust: bool = False
 ) -> ObservationPolicy:
     """Play a MaskablePPO .zip; `trust=True` is required (loading unpickles the file)."""
-    from .registry import _require_trust
+    from .registry import require_trust
 
-    _require_trust(path, "a stable-baselines3 .zip", trust)
+    require_trust(path, "a stable-baselines3 .zip", trust)
     file = Path(path).resolve()
     stat = file.stat() if file.is_file() else None
-    model = _load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
+    model = load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
     return ObservationPolicy(_ModelActor(model, deterministic), name=Path(path).stem)
 
 

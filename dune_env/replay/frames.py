@@ -154,21 +154,21 @@ def build_frames(record: ReplayRecord) -> dict[str, Any]:
 
 def meta(record: ReplayRecord, game: Game) -> dict[str, Any]:
     """Static data: the map geometry (from map_data, drawn as the rgb frame draws it), names."""
-    from ..environment.render import _anchor, _region_geometry
+    from ..environment.render import anchor, region_geometry
 
     regions = []
     for region in range(DEFAULT_MAP.num_regions):
-        x, y = _anchor(region)
+        x, y = anchor(region)
         if region == DEFAULT_MAP.polar_cap:
-            from ..environment.render import _R_POLAR
+            from ..environment.render import R_POLAR
 
             c = MAP_SIZE / 2
             path = (
-                f"M {c - _R_POLAR} {c} a {_R_POLAR} {_R_POLAR} 0 1 0 {2 * _R_POLAR} 0 "
-                f"a {_R_POLAR} {_R_POLAR} 0 1 0 {-2 * _R_POLAR} 0 Z"
+                f"M {c - R_POLAR} {c} a {R_POLAR} {R_POLAR} 0 1 0 {2 * R_POLAR} 0 "
+                f"a {R_POLAR} {R_POLAR} 0 1 0 {-2 * R_POLAR} 0 Z"
             )
         else:
-            path = _ring_path(*_region_geometry(region))
+            path = _ring_path(*region_geometry(region))
         regions.append(
             {
                 "name": DEFAULT_MAP.names[region],
@@ -179,10 +179,10 @@ def meta(record: ReplayRecord, game: Game) -> dict[str, Any]:
                 "anchor": [round(x, 1), round(y, 1)],
             }
         )
-    from ..environment.render import _R_OUTER, _R_POLAR
+    from ..environment.render import R_OUTER, R_POLAR
 
     storm_paths = [
-        _ring_path(-120 + (sector - 1) * 60, -60 + (sector - 1) * 60, _R_POLAR, _R_OUTER)
+        _ring_path(-120 + (sector - 1) * 60, -60 + (sector - 1) * 60, R_POLAR, R_OUTER)
         for sector in range(1, 7)
     ]
     sector_labels = []
@@ -190,8 +190,8 @@ def meta(record: ReplayRecord, game: Game) -> dict[str, Any]:
         angle = math.radians(-90 + (sector - 1) * 60)
         sector_labels.append(
             [
-                round(MAP_SIZE / 2 + (_R_OUTER + 12) * math.cos(angle), 1),
-                round(MAP_SIZE / 2 + (_R_OUTER + 12) * math.sin(angle), 1),
+                round(MAP_SIZE / 2 + (R_OUTER + 12) * math.cos(angle), 1),
+                round(MAP_SIZE / 2 + (R_OUTER + 12) * math.sin(angle), 1),
             ]
         )
     return {

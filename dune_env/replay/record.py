@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game, GameConfig
-from ..engine.game import advance
+from ..engine.game import advance, begin_setup
 from ..engine.state import GameState
-from ..engine.steps.setup import begin_setup
 
 REPLAY_FORMAT = "dune-env-replay"
 REPLAY_VERSION = 1
@@ -206,12 +205,16 @@ def _play(game: Game, bots: Sequence[Any]) -> None:
         game.apply(bots[seat].act(game, seat))
 
 
-def benchmark_record(out_dir: str | Path, game_index: int) -> ReplayRecord:
+def benchmark_record(
+    out_dir: str | Path, game_index: int, trust: bool = False, failed: bool = False
+) -> ReplayRecord:
     """Replay game `game_index` of a `dune-bench --out out_dir` run.
 
     The harness's schedule is a function of its arguments (kept in summary.json), so the game's
     seats, factions and seed are recomputed, the game is played again by freshly seeded
-    policies, and the outcome is checked against results.csv."""
+    policies, and the outcome is checked against results.csv.  `trust` allows pickle-based
+    model files (SECURITY.md).  `failed`: the game failed in the benchmark (a policy raised or
+    played an illegal option); it is replayed up to the failure, which the title names."""
     from ..harness.runner import schedule
 
     directory = Path(out_dir)
@@ -228,18 +231,37 @@ def benchmark_record(out_dir: str | Path, game_index: int) -> ReplayRecord:
         raise ReplayError(
             f"game index {game_index} is out of range: that run has games 0..{games - 1}"
         )
-    spec = schedule(policies, players, games, seed, config)[game_index]
+    duplicate = bool(meta.get("duplicate", False))
+    spec = schedule(policies, players, games, seed, config, duplicate=duplicate)[game_index]
     from ..policies.registry import load_policy
 
     game_config = GameConfig(
         num_players=spec.num_players, faction_mode="assigned", factions=spec.factions, **config
     )
     game = Game(game_config, spec.seed)
-    bots = [load_policy(name, seed=seat) for seat, name in enumerate(spec.seat_policies)]
+    bots = [
+        load_policy(name, seed=seat, trust=trust) for seat, name in enumerate(spec.seat_policies)
+    ]
     for seat, bot in enumerate(bots):
         reseed = getattr(bot, "reseed", None)
         if reseed is not None:
             reseed(spec.seed * 16 + seat)
+    title = f"benchmark {directory.name}, game {game_index} (seed {spec.seed})"
+    if failed:
+        try:
+            _play(game, bots)
+        except Exception as exc:  # the failure being replayed: show the game up to it
+            seat = game.state.pending_seat
+            title += f": failed at decision {game.state.decision_count} ({spec.seat_policies[seat]}"
+            title += f", seat {seat}: {type(exc).__name__}: {exc})"[:300]
+        return ReplayRecord(
+            config=game.config.to_dict(),
+            options=tuple(game.chosen_options()),
+            seed=spec.seed,
+            policies=tuple(spec.seat_policies),
+            title=title,
+            extra={"benchmark": str(directory), "game": game_index},
+        )
     _play(game, bots)
     expected = _results_rows(directory, game_index)
     if expected:
@@ -256,7 +278,7 @@ def benchmark_record(out_dir: str | Path, game_index: int) -> ReplayRecord:
         options=tuple(game.chosen_options()),
         seed=spec.seed,
         policies=tuple(spec.seat_policies),
-        title=f"benchmark {directory.name}, game {game_index} (seed {spec.seed})",
+        title=title,
         extra={"benchmark": str(directory), "game": game_index},
     )
 

@@ -85,3 +85,10 @@ class Editor(_Once):
 def slow_observation_policy(observation: object, action_mask: object) -> int:
     time.sleep(3600)
     return 0
+
+
+class Raise(_Once):
+    """Raises an ordinary exception: a failure that ends by itself when the game is replayed."""
+
+    def misbehave(self, game: Game, seat: int) -> None:
+        raise RuntimeError("deliberate failure")

@@ -189,19 +189,19 @@ def test_shipped_checkpoint_loads_and_plays_full_games_legally() -> None:
 def test_a_model_saved_again_is_reloaded(tmp_path: Path) -> None:
     """The harness and the loader reload a model file that changed (periodic evaluations save
     the learner to a file again and again)."""
-    from dune_env.policies.sb3 import _load_model
+    from dune_env.policies.sb3 import load_model
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="reload", **TINY)
     final = train(cfg)
     load_policy(str(final), trust=True)
-    misses = _load_model.cache_info().misses
+    misses = load_model.cache_info().misses
     load_policy(str(final), trust=True)
-    assert _load_model.cache_info().misses == misses  # unchanged file: cached
+    assert load_model.cache_info().misses == misses  # unchanged file: cached
     import os
 
     os.utime(final, ns=(1, 1))  # the file changed
     load_policy(str(final), trust=True)
-    assert _load_model.cache_info().misses == misses + 1
+    assert load_model.cache_info().misses == misses + 1
 
 
 def test_shaping_telescopes_to_the_game_reward() -> None:

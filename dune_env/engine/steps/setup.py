@@ -19,6 +19,7 @@ from ..decisions import DecisionKind
 from ..events import EventKind
 from ..queries import MAP, POLAR, occupied
 from ..rng import SETUP_FACTIONS, SETUP_FIRST, SETUP_STORM, SETUP_TOKENS
+from ..rules import legal_prediction
 from ..state import GameState, Phase, initial_pieces
 from .turn import start_turn
 
@@ -189,13 +190,6 @@ def apply_harkonnen_start(state: GameState, option: int) -> None:
             state.region_token[option] = token
             emit(state, EventKind.SETUP_TOKEN, option, token)
     state.setup_index += 1
-
-
-def legal_prediction(state: GameState) -> list[int]:
-    """BG-0: any faction in the game other than BG, or the Guild even when nobody plays it."""
-    options = {f for f in state.seat_faction if f != Faction.BENE_GESSERIT}
-    options.add(int(Faction.GUILD))
-    return sorted(options)
 
 
 @decision(DecisionKind.BG_PREDICTION, legal_prediction)
