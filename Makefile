@@ -41,7 +41,7 @@ browser:
 		echo "make: no chromium and no root apt-get to install it; the browser tests will be skipped"; \
 	fi
 
-# The main job: the short version of the dune_v0 standard suite v1 (ppo-4p, aggressive, economic,
+# The main job: the short version of the dune_v1 standard suite v1 (ppo-4p, aggressive, economic,
 # random; 3-6 players, duplicate deals; about 2 minutes on 2 cores): strength with 95% intervals.
 run: setup
 	rm -rf runs/benchmark  # the main job's own folder: dune-bench refuses to overwrite a run

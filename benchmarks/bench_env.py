@@ -1,4 +1,4 @@
-"""Environment throughput: agent-steps per second of dune_v0 and of PettingZoo's connect_four_v3.
+"""Environment throughput: agent-steps per second of dune_v1 and of PettingZoo's connect_four_v3.
 
     python benchmarks/bench_env.py [--seconds 3] [--rounds 3] [--players 5] [--profile 25]
 
@@ -8,7 +8,7 @@ random legal action from the observation's action mask (a seeded generator), `st
 steps at the end of a game count as agent-steps, as PettingZoo's own benchmark counts them.
 The two are measured in alternating rounds so that a busy machine affects both alike; the
 ratio of the totals is printed.  `--profile N` also prints the N most expensive functions of
-the dune_v0 loop (cProfile, by own time).
+the dune_v1 loop (cProfile, by own time).
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     dune, c4 = make_dune(args.players), make_connect_four()
-    totals = {"dune_v0": [0, 0, 0.0], "connect_four_v3": [0, 0, 0.0]}
+    totals = {"dune_v1": [0, 0, 0.0], "connect_four_v3": [0, 0, 0.0]}
     for round_ in range(args.rounds):
-        for name, env in (("dune_v0", dune), ("connect_four_v3", c4)):
+        for name, env in (("dune_v1", dune), ("connect_four_v3", c4)):
             steps, games, elapsed = run(env, args.seconds, seed=round_)
             total = totals[name]
             total[0] += steps
@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     for name, (steps, games, elapsed) in totals.items():
         rates[name] = steps / elapsed
         print(f"{name:<18}{steps / elapsed:>15,.0f}{games / elapsed:>10.1f}{steps / games:>12.1f}")
-    ratio = rates["dune_v0"] / rates["connect_four_v3"]
-    print(f"ratio dune_v0 / connect_four_v3 = {ratio:.2f}  ({args.players} players, wrapped)")
+    ratio = rates["dune_v1"] / rates["connect_four_v3"]
+    print(f"ratio dune_v1 / connect_four_v3 = {ratio:.2f}  ({args.players} players, wrapped)")
 
     if args.profile:
         profiler = cProfile.Profile()

@@ -1,4 +1,4 @@
-"""Vector environment throughput and memory: `dune_env.vector` against the AEC env `dune_v0`.
+"""Vector environment throughput and memory: `dune_env.vector` against the AEC env `dune_v1`.
 
     python benchmarks/bench_vector.py [--envs 64] [--players 4] [--seconds 3] [--rounds 3]
                                       [--api sb3|gymnasium] [--profile 25]
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     aec = dune_env.env(num_players=args.players)
     venv = make_vector(args.api, args.envs, args.players)
     label = f"vector ({args.api}, {args.envs} envs)"
-    totals = {"AEC dune_v0": [0, 0.0], label: [0, 0.0]}
+    totals = {"AEC dune_v1": [0, 0.0], label: [0, 0.0]}
     for round_ in range(args.rounds):
         for name in totals:
             if name == label:
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, (steps, elapsed) in totals.items():
         rates[name] = steps / elapsed
         print(f"{name:<30}{rates[name]:>24,.0f}")
-    ratio = rates[label] / rates["AEC dune_v0"]
+    ratio = rates[label] / rates["AEC dune_v1"]
     print(f"ratio vector / AEC = {ratio:.2f}  ({args.players} players, target >= 1.5)")
     print(
         f"memory of the {args.envs}-sub-env vector env after {args.memory_steps} steps: "

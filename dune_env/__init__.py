@@ -1,8 +1,8 @@
 """dune-env: Dune, the Dice Game as a rules engine (`dune_env.engine`) and RL environments.
 
-`dune_env.env(**config)` is the wrapped PettingZoo AEC environment `dune_v0`, `dune_env.raw_env`
-the unwrapped one (also as `dune_env.dune_v0.env` / `raw_env`), `dune_env.DuneSingleAgentEnv`
-the single-agent Gymnasium wrapper, registered with Gymnasium as "dune_env/Dune-v0".  They are
+`dune_env.env(**config)` is the wrapped PettingZoo AEC environment `dune_v1`, `dune_env.raw_env`
+the unwrapped one (also as `dune_env.dune_v1.env` / `raw_env`), `dune_env.DuneSingleAgentEnv`
+the single-agent Gymnasium wrapper, registered with Gymnasium as "dune_env/Dune-v1".  They are
 imported on first use, so that `dune_env.engine` stays free of numpy, Gymnasium and PettingZoo.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from . import dune_v0
+    from . import dune_v1
     from .environment.aec import env, raw_env
     from .environment.single_agent import DuneSingleAgentEnv
 
@@ -23,9 +23,9 @@ _LAZY = {
     "raw_env": ("dune_env.environment.aec", "raw_env"),
     "DuneSingleAgentEnv": ("dune_env.environment.single_agent", "DuneSingleAgentEnv"),
 }
-_LAZY_MODULES = ("dune_v0", "engine", "environment", "policies", "harness")
+_LAZY_MODULES = ("dune_v1", "dune_v0", "engine", "environment", "policies", "harness")
 
-__all__ = ["DuneSingleAgentEnv", "dune_v0", "env", "raw_env"]
+__all__ = ["DuneSingleAgentEnv", "dune_v1", "env", "raw_env"]
 
 
 def __getattr__(name: str) -> Any:
@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
 
 # Gymnasium 1.x has no plugin entry points: an environment id exists once a module registers it.
 # `dune_env.environment` always does; here only if Gymnasium is loaded already, which is the case
-# for `gymnasium.make("dune_env:dune_env/Dune-v0")` and for `import gymnasium` before
+# for `gymnasium.make("dune_env:dune_env/Dune-v1")` and for `import gymnasium` before
 # `import dune_env`, so that a plain `import dune_env.engine` stays light.
 if "gymnasium" in sys.modules:
     from .registration import register_gymnasium_envs

@@ -3,7 +3,7 @@
 Importing this module registers the Python game "python_dune" with OpenSpiel (it needs the
 optional dependency: `pip install "dune-env[openspiel]"`).  The game is the engine's game:
 
-- players are seats 0..n-1; the action space is the `dune_v0` action table
+- players are seats 0..n-1; the action space is the `dune_v1` action table
   (`dune_env.environment.action_table`, `Discrete(NUM_ACTIONS)`), so an action id means the
   same here as in the PettingZoo environment;
 - chance is explicit: every die the engine rolls (and every set-up draw: the region die, the
@@ -12,7 +12,7 @@ optional dependency: `pip install "dune-env[openspiel]"`).  The game is the engi
   action will make, one at a time (`_next_draw_range`), exposes each as a chance node, then
   pushes the chosen outcomes onto the engine's `rng.forced` queue and applies the action, so the
   engine's behaviour is unchanged;
-- information state and observation: the egocentric `dune_v0` observation of the seat (tensor)
+- information state and observation: the egocentric `dune_v1` observation of the seat (tensor)
   and a readable text of the public board plus that seat's private information (string); neither
   holds another seat's bid in progress or the Bene Gesserit prediction (unless the seat is the
   Bene Gesserit).  They describe the current position, not the seat's whole history (no perfect
@@ -440,7 +440,7 @@ class DuneObserver:
     """OpenSpiel's PyObserver for Dune.
 
     - private info of a single player (the default, and OpenSpiel's information state): the
-      seat's egocentric `dune_v0` observation (`OBS_LAYOUT`) and, as a string, the public board
+      seat's egocentric `dune_v1` observation (`OBS_LAYOUT`) and, as a string, the public board
       plus that seat's private information;
     - no private info (the public observer): the public board only (`render_ansi`), and the
       public part of the observation in absolute seats;

@@ -1,20 +1,20 @@
-"""Gymnasium registration of the single-agent view: `gymnasium.make("dune_env/Dune-v0", ...)`.
+"""Gymnasium registration of the single-agent view: `gymnasium.make("dune_env/Dune-v1", ...)`.
 
 A top-level module so that registering imports Gymnasium only (the environment itself is
 imported by `make`).
 
 Keyword arguments of `make` go to `DuneSingleAgentEnv` (learner, opponents, illegal_penalty,
-opponent_sampler and every game option, e.g. num_players=4).  The version follows `dune_v0`:
+opponent_sampler and every game option, e.g. num_players=4).  The version follows `dune_v1`:
 both are bumped together (see CHANGELOG.md, "Versions of the environment").
 """
 
 from __future__ import annotations
 
-GYMNASIUM_ID = "dune_env/Dune-v0"
+GYMNASIUM_ID = "dune_env/Dune-v1"
 
 
 def register_gymnasium_envs() -> None:
-    """Register "dune_env/Dune-v0" once (idempotent)."""
+    """Register "dune_env/Dune-v1" once (idempotent)."""
     import gymnasium
 
     if GYMNASIUM_ID in gymnasium.registry:

@@ -35,13 +35,13 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_dune_v0_is_an_attribute_after_import_dune_env() -> None:
+def test_dune_v1_is_an_attribute_after_import_dune_env() -> None:
     done = _python(
-        "import dune_env; e = dune_env.dune_v0.env(num_players=3); e.reset(seed=1); print(e.agents)"
+        "import dune_env; e = dune_env.dune_v1.env(num_players=3); e.reset(seed=1); print(e.agents)"
     )
     assert done.returncode == 0, done.stderr
     assert "player_0" in done.stdout
-    assert dune_env.dune_v0.raw_env is dune_env.raw_env
+    assert dune_env.dune_v1.raw_env is dune_env.raw_env
 
 
 def test_policy_action_lets_builtin_bots_play_a_users_aec_loop() -> None:
@@ -129,7 +129,7 @@ def test_last_after_the_game_is_over_is_a_clear_error() -> None:
 def test_gymnasium_make_single_agent_view() -> None:
     import gymnasium
 
-    env = gymnasium.make("dune_env/Dune-v0", num_players=4, opponents="random", learner=1)
+    env = gymnasium.make("dune_env/Dune-v1", num_players=4, opponents="random", learner=1)
     assert isinstance(env.unwrapped, dune_env.DuneSingleAgentEnv)
     assert env.unwrapped.learner_seat == 1
     obs, _ = env.reset(seed=3)
@@ -137,15 +137,15 @@ def test_gymnasium_make_single_agent_view() -> None:
     # In a fresh process: `import gymnasium` then `import dune_env`, and the "module:" form.
     done = _python(
         "import gymnasium, dune_env\n"
-        "e = gymnasium.make('dune_env/Dune-v0', num_players=3); print(e.reset(seed=0)[0].shape)\n"
+        "e = gymnasium.make('dune_env/Dune-v1', num_players=3); print(e.reset(seed=0)[0].shape)\n"
     )
     assert done.returncode == 0, done.stderr
     done = _python(
         "import gymnasium\n"
-        "e = gymnasium.make('dune_env:dune_env/Dune-v0', num_players=3); print(e.spec.id)\n"
+        "e = gymnasium.make('dune_env:dune_env/Dune-v1', num_players=3); print(e.spec.id)\n"
     )
     assert done.returncode == 0, done.stderr
-    assert "dune_env/Dune-v0" in done.stdout
+    assert "dune_env/Dune-v1" in done.stdout
 
 
 def test_packaging_metadata() -> None:
@@ -206,3 +206,17 @@ def test_narration_uses_an_before_vowels() -> None:
     assert "an Atreides unit" in render((EventKind.STORM_LOSS, 0, 0, 0, 10))
     assert "a Harkonnen unit" in render((EventKind.KANLY_KILL, 0, 0, 1, 0))
     assert KIND_OFFSET[0] == 0
+
+
+def test_dune_v0_is_a_deprecated_alias_of_dune_v1() -> None:
+    """The environment version was bumped (CHANGELOG.md): `dune_v0` still imports for one minor
+    release, warns, and gives `dune_v1`."""
+    import importlib
+    import sys
+
+    import dune_env.dune_v1
+
+    sys.modules.pop("dune_env.dune_v0", None)
+    with pytest.warns(DeprecationWarning, match="import dune_env.dune_v1"):
+        old = importlib.import_module("dune_env.dune_v0")
+    assert old.env is dune_env.dune_v1.env and old.raw_env is dune_env.dune_v1.raw_env

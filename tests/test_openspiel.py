@@ -1,5 +1,5 @@
 """The OpenSpiel game "python_dune" (dune_env.openspiel): OpenSpiel's own API checks, chance
-nodes that reproduce the engine's game exactly, dune_v0's observation as the information
+nodes that reproduce the engine's game exactly, dune_v1's observation as the information
 state, no hidden information (BATTLE-5 bids, BG-0 prediction) in another seat's view, and an
 OpenSpiel algorithm running on it."""
 
@@ -187,7 +187,7 @@ def test_openspiel_trajectory_replays_in_the_engine(players: int) -> None:
     assert sorted(set(engine.rewards)) in ([-1.0, 1.0], [1.0], [-1.0])
 
 
-def test_information_state_tensor_is_the_dune_v0_observation() -> None:
+def test_information_state_tensor_is_the_dune_v1_observation() -> None:
     rng = random.Random(3)
     game = pyspiel.load_game("python_dune", {"players": 5})
     state = game.new_initial_state()

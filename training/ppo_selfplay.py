@@ -1,4 +1,4 @@
-"""MaskablePPO self-play on `dune_v0`, against an opponent pool.
+"""MaskablePPO self-play on `dune_v1`, against an opponent pool.
 
     python -m training.ppo_selfplay --config configs/ppo_4p.yaml [--total-timesteps 200000] ...
 

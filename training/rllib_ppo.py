@@ -1,4 +1,4 @@
-"""Ray RLlib multi-agent PPO with action masking on `dune_v0`: one policy shared by all seats.
+"""Ray RLlib multi-agent PPO with action masking on `dune_v1`: one policy shared by all seats.
 
     python -m training.rllib_ppo --config configs/rllib_ppo.yaml [--iterations 20] [--address auto]
 
@@ -68,7 +68,7 @@ class RLlibConfig:
 
 
 def make_multi_agent_env(env_config: dict[str, Any]) -> Any:
-    """Build the RLlib view of `dune_v0` (imported lazily so workers import Ray themselves)."""
+    """Build the RLlib view of `dune_v1` (imported lazily so workers import Ray themselves)."""
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
     from dune_env.environment.aec import raw_env
@@ -130,11 +130,11 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
 
     from dune_env.policies.rllib_module import ActionMaskingTorchRLModule
 
-    register_env("dune_v0_rllib", make_multi_agent_env)
+    register_env("dune_v1_rllib", make_multi_agent_env)
     config = (
         PPOConfig()
         .environment(
-            "dune_v0_rllib",
+            "dune_v1_rllib",
             # Masked sampling never plays an illegal action; "penalize" is the safety net.
             env_config={"num_players": cfg.num_players, "illegal_action": "penalize"},
             disable_env_checking=True,  # RLlib's checker steps unmasked random actions

@@ -1,6 +1,6 @@
-"""The PettingZoo environment `dune_v0` and the single-agent Gymnasium wrapper.
+"""The PettingZoo environment `dune_v1` and the single-agent Gymnasium wrapper.
 
-`dune_env.env()` / `dune_env.raw_env()` (or `dune_env.dune_v0.env()`) build the environment;
+`dune_env.env()` / `dune_env.raw_env()` (or `dune_env.dune_v1.env()`) build the environment;
 this package holds its parts: the action table, the observer and its layouts, rendering.
 """
 

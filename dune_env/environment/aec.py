@@ -1,4 +1,4 @@
-"""`dune_v0`: the PettingZoo AEC environment around the rules engine.
+"""`dune_v1`: the PettingZoo AEC environment around the rules engine.
 
 The engine (`dune_env.engine`) owns the rules; this adapter owns the agent names, the action
 table, the observations, the rewards bookkeeping and the illegal-action policy.
@@ -57,7 +57,7 @@ class IllegalActionError(InvalidActionError):
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
-    """The unwrapped `dune_v0` AEC environment.  Use `dune_env.env()` for the wrapped one.
+    """The unwrapped `dune_v1` AEC environment.  Use `dune_env.env()` for the wrapped one.
 
     Keyword arguments: every field of `dune_env.engine.GameConfig` (num_players=5,
     faction_mode="random", factions, region_die_west_faces, strict_control, desert_landing,
@@ -67,7 +67,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     """
 
     metadata = {
-        "name": "dune_v0",
+        "name": "dune_v1",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
@@ -203,7 +203,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def _require_game(self) -> Game:
         if self.game is None:
-            raise RuntimeError("dune_v0: call reset() (or restore()) before using the environment")
+            raise RuntimeError("dune_v1: call reset() (or restore()) before using the environment")
         return self.game
 
     def _info(self, state: GameState, seat: int) -> dict[str, Any]:
@@ -541,7 +541,7 @@ class DuneOrderEnforcing(OrderEnforcingWrapper):
 
 
 def env(**config: Any) -> DuneOrderEnforcing:
-    """The wrapped `dune_v0` environment (PettingZoo's classic stack).
+    """The wrapped `dune_v1` environment (PettingZoo's classic stack).
 
     Stack: DuneOrderEnforcing(DuneAssertOutOfBounds(raw_env)).  There is no
     TerminateIllegalWrapper: illegal actions are handled by the raw environment as configured

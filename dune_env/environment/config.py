@@ -1,4 +1,4 @@
-"""Configuration of the `dune_v0` environment: the engine's `GameConfig` plus the env's options.
+"""Configuration of the `dune_v1` environment: the engine's `GameConfig` plus the env's options.
 
 Every key is validated when the environment is constructed; an unknown key fails with the list
 of known keys.  Engine keys keep the engine's defaults, except `record_events`, which defaults
@@ -57,7 +57,7 @@ class EnvConfig:
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
             raise ConfigError(
-                f"unknown configuration key(s) {unknown} for dune_v0; known keys: {known}"
+                f"unknown configuration key(s) {unknown} for dune_v1; known keys: {known}"
             )
         engine = {**ENGINE_DEFAULT_OVERRIDES}
         engine.update({k: v for k, v in kwargs.items() if k in engine_keys()})

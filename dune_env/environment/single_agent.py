@@ -1,4 +1,4 @@
-"""A single-agent Gymnasium view of `dune_v0`: one learning seat against fixed opponent policies.
+"""A single-agent Gymnasium view of `dune_v1`: one learning seat against fixed opponent policies.
 
     env = DuneSingleAgentEnv(num_players=5, learner="rotate")   # or learner=2
     obs, info = env.reset(seed=0)
@@ -46,7 +46,7 @@ from .seating import (
 
 
 class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
-    """One seat of `dune_v0` as a Gymnasium environment (see the module docstring)."""
+    """One seat of `dune_v1` as a Gymnasium environment (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 

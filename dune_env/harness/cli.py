@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--suite",
         choices=["standard", "standard-short"],
-        help="run the dune_v0 standard suite v1 (docs/baselines.md) on --policies plus the\n"
+        help="run the dune_v1 standard suite v1 (docs/baselines.md) on --policies plus the\n"
         "baselines aggressive, economic, random; 'standard-short' is its quick version",
     )
     parser.add_argument(

@@ -1,8 +1,8 @@
-"""The dune_v0 standard suite, version 1: a fixed, citable benchmark protocol.
+"""The dune_v1 standard suite, version 1: a fixed, citable benchmark protocol.
 
     dune-bench --suite standard --policies my_pkg:MyAgent --out runs/suite
 
-"dune_v0 standard suite v1" is:
+"dune_v1 standard suite v1" is:
 
 - **policies**: the candidates (`--policies`, default `ppo-4p`) plus the baselines
   `aggressive`, `economic` and `random` (the reference, strength 0);
@@ -33,7 +33,7 @@ from typing import Any
 
 from .runner import GameFailure, SeatResult
 
-SUITE_NAME = "dune_v0 standard suite"
+SUITE_NAME = "dune_v1 standard suite"
 SUITE_VERSION = 1
 PLAYER_COUNTS = (3, 4, 5, 6)
 BASELINES = ("aggressive", "economic", "random")

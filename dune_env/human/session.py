@@ -1,7 +1,7 @@
 """One human seat against bot seats: the game, the bots, undo, save and load.
 
 The terminal and the web front ends both drive a `PlaySession`; it shows the human only what
-their seat may see (the public board and their own secrets, read from their `dune_v0`
+their seat may see (the public board and their own secrets, read from their `dune_v1`
 observation) and narrates the bots' moves with the public event log.
 """
 

@@ -3,7 +3,7 @@
 Two kinds of policy play the game:
 
 - An **observation policy** is any callable `(observation, action_mask) -> action id`, the
-  PettingZoo view: `observation` is the flat float32 vector of `dune_v0`, `action_mask` the int8
+  PettingZoo view: `observation` is the flat float32 vector of `dune_v1`, `action_mask` the int8
   mask over the action table.  Trained networks and user agents are of this kind.
 - An **engine policy** sees the engine itself (`act(game, seat) -> option`), as search bots and
   the built-in heuristics do.  It must not read hidden information of other seats: use

@@ -1,7 +1,7 @@
 """Adapters between observation policies `(observation, action_mask) -> action` and the engine.
 
 `ObservationPolicy(fn)` lets any PettingZoo-style policy (a trained network, a user callable)
-play through the engine-level harness: it builds the seat's `dune_v0` observation and mask
+play through the engine-level harness: it builds the seat's `dune_v1` observation and mask
 exactly as the environment does, calls `fn`, and turns the action id back into an option.
 
 Batched interface (optional): an observation policy may also have
@@ -31,7 +31,7 @@ class ObservationPolicyError(ValueError):
 def observation_and_mask(
     game: Game, seat: int, observer: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The `dune_v0` observation vector and int8 action mask of `seat` in `game`."""
+    """The `dune_v1` observation vector and int8 action mask of `seat` in `game`."""
     from ..environment.action_table import KIND_OFFSET, NUM_ACTIONS
     from ..environment.observer import Observer
 

@@ -34,7 +34,7 @@ _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 
 
 class PolicyLoadError(ValueError):
-    """A policy spec that names nothing loadable, or a model that does not fit dune_v0."""
+    """A policy spec that names nothing loadable, or a model that does not fit dune_v1."""
 
 
 class UntrustedCheckpointError(PolicyLoadError):

@@ -2,7 +2,7 @@
 
 RLlib ships one as an example (`ray.rllib.examples...action_masking_rlm`), but its examples
 package is not a stable API; this is the same idea on RLlib's public PPO module.  Observations
-are dicts {"observations": the dune_v0 vector, "action_mask": float 0/1 over the action
+are dicts {"observations": the dune_v1 vector, "action_mask": float 0/1 over the action
 table}; the network sees the vector only, and illegal actions get logits of about -3.4e38.
 Checkpoints name this class, so it lives in the package (importable wherever a checkpoint is
 loaded).  Needs the `rllib` extra.

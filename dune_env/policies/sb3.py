@@ -39,7 +39,7 @@ def load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
 
 
 def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
-    """A model must take dune_v0's flat observation and act in its Discrete action table.
+    """A model must take dune_v1's flat observation and act in its Discrete action table.
     A model trained before the `rules_variant` slice existed (observations of
     LEGACY_OBS_SIZE entries) is accepted: it is given the observation without that slice."""
     from ..environment.action_table import NUM_ACTIONS
@@ -49,8 +49,8 @@ def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
     n_actions = getattr(action_space, "n", None)
     if obs_shape not in ((OBS_SIZE,), (LEGACY_OBS_SIZE,)) or n_actions != NUM_ACTIONS:
         raise PolicyLoadError(
-            f"model {label!r} does not match dune_v0: it takes observations of shape "
-            f"{obs_shape} and {n_actions} actions, dune_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            f"model {label!r} does not match dune_v1: it takes observations of shape "
+            f"{obs_shape} and {n_actions} actions, dune_v1 has ({OBS_SIZE},) and {NUM_ACTIONS}"
         )
 
 

@@ -6,10 +6,10 @@ A policy is stored as two files side by side:
   arrays -- nothing in it is executed or unpickled), named as in a stable-baselines3
   `MaskableActorCriticPolicy` state dict, so `policy.load_state_dict(tensors)` restores them;
 - `NAME.json`: what the tensors mean -- the network (an MLP actor-critic: hidden layer sizes,
-  activation), the `dune_v0` observation size, action count and a fingerprint of their layout,
+  activation), the `dune_v1` observation size, action count and a fingerprint of their layout,
   the SHA-256 of the tensor file, and where the weights came from.
 
-`load_weights_policy(path)` checks all of it against the installed `dune_v0` and plays greedily
+`load_weights_policy(path)` checks all of it against the installed `dune_v1` and plays greedily
 (the most probable legal action, exactly as `MaskablePPO.predict(deterministic=True)` does).
 Loading such files is safe whatever their origin; contrast stable-baselines3 `.zip` files and
 RLlib checkpoints, which are pickle-based (see SECURITY.md).
@@ -38,10 +38,11 @@ MAX_JSON_BYTES = 1 << 20
 MAX_LAYERS = 16
 MAX_UNITS = 1 << 16
 WEIGHTS_SUFFIX = ".safetensors"
+ENVS_READ = ("dune_v1", "dune_v0")  # environments whose models this version plays
 
 
 def spaces_fingerprint(observation_size: int | None = None) -> str:
-    """SHA-256 of the installed dune_v0 observation layout and action table: a model trained for
+    """SHA-256 of the installed dune_v1 observation layout and action table: a model trained for
     another layout of the same size is refused instead of playing nonsense.  With
     `observation_size`, only the layout's leading fields that fill exactly that many entries
     count (a model trained before a field was appended sees that prefix); "" if none do."""
@@ -132,7 +133,7 @@ def export_policy(
     if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
         raise ValueError(
             f"the model takes observations of shape {obs_shape} and {n_actions} actions; "
-            f"dune_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            f"dune_v1 has ({OBS_SIZE},) and {NUM_ACTIONS}"
         )
     state = {
         k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()
@@ -142,7 +143,7 @@ def export_policy(
     description = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "env": "dune_v0",
+        "env": "dune_v1",
         "observation_size": OBS_SIZE,
         "num_actions": NUM_ACTIONS,
         "spaces_fingerprint": spaces_fingerprint(),
@@ -204,19 +205,24 @@ def read_description(json_path: Path) -> dict[str, Any]:
         label,
         f"'format_version' is {desc.get('format_version')!r}; this dune-env reads {FORMAT_VERSION}",
     )
-    _expect(desc.get("env") == "dune_v0", label, f"made for env {desc.get('env')!r}, not dune_v0")
+    # dune_v0 models read the dune_v1 observation's prefix (the rules_variant slice came last).
+    _expect(
+        desc.get("env") in ENVS_READ,
+        label,
+        f"made for env {desc.get('env')!r}, not one of {', '.join(ENVS_READ)}",
+    )
     # A model from before the `rules_variant` slice was appended reads the observation's prefix.
     _expect(
         desc.get("observation_size") in (OBS_SIZE, LEGACY_OBS_SIZE)
         and desc.get("num_actions") == NUM_ACTIONS,
         label,
         f"made for observations of size {desc.get('observation_size')!r} and "
-        f"{desc.get('num_actions')!r} actions; dune_v0 has {OBS_SIZE} and {NUM_ACTIONS}",
+        f"{desc.get('num_actions')!r} actions; dune_v1 has {OBS_SIZE} and {NUM_ACTIONS}",
     )
     _expect(
         desc.get("spaces_fingerprint") == spaces_fingerprint(desc["observation_size"]),
         label,
-        "made for another dune_v0 observation layout or action table (spaces_fingerprint "
+        "made for another dune_v1 observation layout or action table (spaces_fingerprint "
         "differs); retrain or export it again with a matching dune-env",
     )
     net = desc.get("network")

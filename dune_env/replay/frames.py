@@ -2,7 +2,7 @@
 
 Each frame is the public board before a decision (or at the end), the decision with its legal
 options and the option chosen, and what each seat privately knows at that moment.  What a seat
-knows is read from its own `dune_v0` observation (the observer decides what is private: a
+knows is read from its own `dune_v1` observation (the observer decides what is private: a
 side's bid in progress is in the observation of that side's decider only, the Bene Gesserit
 prediction in the Bene Gesserit's only), so the viewer's "seen from seat s" shows exactly what
 an agent in seat s could have seen.  The chosen options of the hidden decisions (BID, BATTLE-5;

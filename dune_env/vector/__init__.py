@@ -1,4 +1,4 @@
-"""Batched vector environments: N games of `dune_v0` in one process, one learning seat each.
+"""Batched vector environments: N games of `dune_v1` in one process, one learning seat each.
 
     from dune_env.vector import DuneVecEnv, DuneVectorEnv
     venv = DuneVecEnv(64, learner="rotate", num_players=4)     # stable-baselines3 VecEnv

@@ -1,4 +1,4 @@
-"""`BatchedGames`: N games of `dune_v0` stepped in one process, one learning seat per game.
+"""`BatchedGames`: N games of `dune_v1` stepped in one process, one learning seat per game.
 
 This is the engine behind both vector environments (`DuneVecEnv` for stable-baselines3,
 `DuneVectorEnv` for Gymnasium).  Each sub-env follows `DuneSingleAgentEnv`'s semantics exactly
@@ -86,7 +86,7 @@ class BatchedGames:
     """N games, one learning seat each, with batched opponents (see the module docstring).
 
     Arguments: `num_envs`; `learner`, `opponents`, `opponent_sampler`, `illegal_penalty` and
-    every `dune_v0` configuration key as for `DuneSingleAgentEnv`; `illegal_action` ("raise",
+    every `dune_v1` configuration key as for `DuneSingleAgentEnv`; `illegal_action` ("raise",
     the default, or "penalize", or a sequence with one of them per sub-env): under "raise" an
     illegal learner action raises `IllegalActionError` (nothing is changed); under "penalize"
     that sub-env's episode ends with `illegal_penalty` and `info["illegal_action"]`.

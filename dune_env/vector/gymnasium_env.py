@@ -42,10 +42,10 @@ _MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP, AutoresetMode.DISABL
 
 
 class DuneVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
-    """N games of `dune_v0`, one learning seat each (see the module docstring).  Arguments:
+    """N games of `dune_v1`, one learning seat each (see the module docstring).  Arguments:
     `num_envs`, `autoreset_mode` ("SameStep", "NextStep" or "Disabled"), and as `BatchedGames`:
     `learner`, `opponents`, `opponent_sampler`, `illegal_action`, `illegal_penalty` and the
-    `dune_v0` configuration."""
+    `dune_v1` configuration."""
 
     metadata: dict[str, Any] = {
         "render_modes": ["ansi", "rgb_array"],

@@ -75,9 +75,9 @@ class _SubEnvView:
 
 
 class DuneVecEnv(VecEnv):
-    """N games of `dune_v0`, one learning seat each, as an SB3 VecEnv (see the module
+    """N games of `dune_v1`, one learning seat each, as an SB3 VecEnv (see the module
     docstring).  Arguments as `BatchedGames`: `num_envs`, `learner`, `opponents`,
-    `opponent_sampler`, `illegal_action`, `illegal_penalty` and the `dune_v0` configuration."""
+    `opponent_sampler`, `illegal_action`, `illegal_penalty` and the `dune_v1` configuration."""
 
     def __init__(self, num_envs: int, **kwargs: Any) -> None:
         self.games = BatchedGames(num_envs, **kwargs)

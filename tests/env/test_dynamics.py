@@ -1,4 +1,4 @@
-"""Dynamics of dune_v0: rewards, terminations and dead steps, illegal actions, bad input,
+"""Dynamics of dune_v1: rewards, terminations and dead steps, illegal actions, bad input,
 snapshots."""
 
 from __future__ import annotations

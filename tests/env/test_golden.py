@@ -1,5 +1,5 @@
 """Golden files: the action table and the observation / state layouts are part of the
-public contract of dune_v0; docs/action_table.md and docs/observation.md are generated from
+public contract of dune_v1; docs/action_table.md and docs/observation.md are generated from
 the code and must be up to date.
 
 To accept an intended change: DUNE_UPDATE_GOLDEN=1 pytest tests/env/test_golden.py, then

@@ -1,4 +1,4 @@
-"""PettingZoo's own conformance tests on dune_v0: api_test, seed_test and render_test, for
+"""PettingZoo's own conformance tests on dune_v1: api_test, seed_test and render_test, for
 3, 4, 5, 6 and 8 players, drafted and assigned factions, variants on and off."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dune_env
-from dune_env import dune_v0
+from dune_env import dune_v1
 
 from .helpers import config
 
@@ -63,11 +63,11 @@ def test_render_test(num_players: int, setup: str, variants: bool) -> None:
 
 def test_default_construction_and_versioned_module() -> None:
     env = dune_env.env(num_players=5)
-    assert str(env) == "dune_v0"
-    assert env.metadata["name"] == "dune_v0"
+    assert str(env) == "dune_v1"
+    assert env.metadata["name"] == "dune_v1"
     assert env.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
-    assert dune_v0.env is dune_env.env
-    assert dune_v0.raw_env is dune_env.raw_env
+    assert dune_v1.env is dune_env.env
+    assert dune_v1.raw_env is dune_env.raw_env
     assert isinstance(env.unwrapped, dune_env.raw_env)
     api_test(env, num_cycles=200)
 

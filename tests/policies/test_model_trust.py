@@ -40,7 +40,7 @@ class _WriteMarker:
 
 
 def tiny_dune_model(net_arch: list[int] | None = None) -> Any:
-    """An untrained MaskablePPO with dune_v0's spaces (no environment is stepped)."""
+    """An untrained MaskablePPO with dune_v1's spaces (no environment is stepped)."""
     import gymnasium
     from sb3_contrib import MaskablePPO
 
@@ -264,7 +264,7 @@ def _safe_copy(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
         (lambda d: d.update(format="pickle"), "'format'"),
         (lambda d: d.update(format_version=2), "format_version"),
         (lambda d: d.update(observation_size=10), "observations of size 10"),
-        (lambda d: d.update(spaces_fingerprint="0" * 64), "another dune_v0 observation layout"),
+        (lambda d: d.update(spaces_fingerprint="0" * 64), "another dune_v1 observation layout"),
         (lambda d: d["network"].update(activation="os.system"), "activation"),
         (lambda d: d["network"].update(pi=[256, -1]), "positive layer sizes"),
         (lambda d: d["network"].update(pi=[128, 256]), "expected float32"),

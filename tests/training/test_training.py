@@ -148,7 +148,7 @@ def test_config_loader_reads_yaml_and_overrides() -> None:
 
 
 def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
-    """A model whose spaces do not match dune_v0 fails with a clear message."""
+    """A model whose spaces do not match dune_v1 fails with a clear message."""
     import gymnasium
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
@@ -169,7 +169,7 @@ def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
     model = MaskablePPO("MlpPolicy", make_vec_env(Tiny, 1), n_steps=16, batch_size=16)
     path = tmp_path / "tiny.zip"
     model.save(path)
-    with pytest.raises(PolicyLoadError, match="does not match dune_v0"):
+    with pytest.raises(PolicyLoadError, match="does not match dune_v1"):
         load_policy(str(path), trust=True)
     with pytest.raises(PolicyLoadError, match="does not exist"):
         load_policy(str(tmp_path / "missing.zip"))
