@@ -224,6 +224,12 @@ def benchmark_record(
         games, seed = int(meta["games_requested"]), int(meta["seed"])
         config = dict(meta.get("config") or {})
     except (OSError, KeyError, TypeError, ValueError) as exc:
+        if (directory / "suite_summary.json").exists():
+            lineups = sorted(str(p.parent) for p in directory.glob("*p/lineup*/summary.json"))
+            raise ReplayError(
+                f"{directory} holds a benchmark suite: give one of its runs, e.g. "
+                f"{lineups[0] if lineups else directory / '4p' / 'lineup0'}"
+            ) from exc
         raise ReplayError(
             f"{directory} is not a dune-bench --out folder with a readable summary.json ({exc})"
         ) from exc

@@ -197,3 +197,15 @@ def test_decision_kinds_of_the_record_are_real(data: dict) -> None:
     kinds = {f["decision"]["kind"] for f in data["frames"] if "decision" in f}
     assert kinds <= {k.name for k in DecisionKind}
     assert "FIX_DICE" in kinds
+
+
+def test_a_suite_folder_names_one_of_its_runs(tmp_path: Path) -> None:
+    """`make run` writes a suite (one run per player count and line-up): pointing dune-replay at
+    the suite folder says which folder to give instead."""
+    from dune_env.replay.record import benchmark_record
+
+    (tmp_path / "suite_summary.json").write_text("{}")
+    (tmp_path / "4p" / "lineup0").mkdir(parents=True)
+    (tmp_path / "4p" / "lineup0" / "summary.json").write_text("{}")
+    with pytest.raises(ReplayError, match=r"holds a benchmark suite: .*4p/lineup0"):
+        benchmark_record(tmp_path, 0)
