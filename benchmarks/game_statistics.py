@@ -20,13 +20,13 @@ Also prints the mean number of rounds.  The figures depend only on the arguments
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dune_env.harness.cli import parse_game_options  # noqa: E402
 from dune_env.harness.runner import GameFailure, run_games, schedule  # noqa: E402
 
 COLUMNS = ("solo", "solo->BG", "alliance", "timeout Guild", "timeout BG", "no winner")
@@ -67,19 +67,6 @@ def measure(
     return counts, rounds / finished, failures
 
 
-def parse_set(items: list[str]) -> dict[str, object]:
-    options: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"game_statistics: --set {item!r} must be KEY=VALUE")
-        try:
-            options[key] = json.loads(value.lower() if value in ("True", "False") else value)
-        except json.JSONDecodeError:
-            options[key] = value
-    return options
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -93,7 +80,7 @@ def main() -> None:
         "--set", action="append", default=[], metavar="KEY=VALUE", help="game option (repeatable)"
     )
     args = parser.parse_args()
-    config = parse_set(args.set)
+    config = parse_game_options(args.set, "game_statistics")
     setting = " ".join(f"--set {k}={v}" for k, v in config.items()) or "default rules"
     print(
         f"{args.games} games per row, policies {' '.join(args.policies)}, seed {args.seed}, "

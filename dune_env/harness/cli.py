@@ -105,14 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _parse_options(items: list[str]) -> dict[str, object]:
+def parse_game_options(items: list[str], prog: str = "dune-bench") -> dict[str, object]:
+    """`--set KEY=VALUE` items as game options (JSON values; anything else a string)."""
     import json
 
     options: dict[str, object] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            raise SystemExit(f"dune-bench: --set {item!r} must be KEY=VALUE")
+            raise SystemExit(f"{prog}: --set {item!r} must be KEY=VALUE")
         try:
             options[key] = json.loads(value.lower() if value in ("True", "False") else value)
         except json.JSONDecodeError:
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             out_dir=out,
             progress=not args.no_progress,
-            config=_parse_options(args.set),
+            config=parse_game_options(args.set),
             plots=not args.no_plots,
             move_timeout=args.move_timeout,
             max_decisions=args.max_decisions,
