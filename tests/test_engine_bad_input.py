@@ -65,3 +65,17 @@ def test_unknown_configuration_key_lists_known_keys() -> None:
     assert "colour" in str(info.value) and "strict_control" in str(info.value)
     with pytest.raises(ConfigError, match="colour"):
         Game(num_players=5, colour="red")
+
+
+def test_a_numpy_integer_option_is_refused_with_a_message_that_says_why() -> None:
+    """`Game.apply` takes Python ints; a numpy integer gets an error that names its type and
+    the conversion, not a claim that the value is illegal."""
+    import numpy as np
+
+    game = Game(GameConfig(num_players=4), seed=0)
+    before = game.snapshot()
+    option = game.legal_options()[0]
+    with pytest.raises(IllegalOptionError, match=r"is a int64: give a Python int"):
+        game.apply(np.int64(option))
+    assert game.snapshot() == before
+    game.apply(int(np.int64(option)))

@@ -131,17 +131,19 @@ def _frozen(path: str) -> Any:
 
 
 class FrozenPolicy:
-    """An observation policy playing a pool snapshot (safe format) greedily."""
+    """An observation policy playing a pool snapshot (safe format) greedily.  The weights are
+    read when the snapshot is drawn, so the pool may delete the file during the episode."""
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.network = _frozen(path)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(_frozen(self.path)(observation, action_mask))
+        return int(self.network(observation, action_mask))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One forward pass for all the games of a vector env waiting on this snapshot."""
-        return np.asarray(_frozen(self.path).act_batch(observations, masks))
+        return np.asarray(self.network.act_batch(observations, masks))
 
 
 class OpponentPool:
@@ -162,15 +164,23 @@ class OpponentPool:
         return sorted(str(p) for p in self.pool_dir.glob("snapshot_*.json"))
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:
-        from dune_env.policies.registry import load_policy
+        from dune_env.policies.registry import PolicyLoadError, load_policy
 
         snaps = self.snapshots()
+        # Forget snapshots the pool has deleted (episodes still playing them keep their copy).
+        self._frozen_policies = {p: f for p, f in self._frozen_policies.items() if p in snaps}
         seats: list[Any] = []
         for _ in range(self.num_players):
             u = rng.random()
             if snaps and u < self.p_self:
                 path = snaps[int(rng.integers(len(snaps)))]
-                seats.append(self._frozen_policies.setdefault(path, FrozenPolicy(path)))
+                if path not in self._frozen_policies:
+                    try:
+                        self._frozen_policies[path] = FrozenPolicy(path)
+                    except PolicyLoadError:  # deleted by the pool since it was listed
+                        seats.append(None)
+                        continue
+                seats.append(self._frozen_policies[path])
             elif u < self.p_self + self.p_heuristic:
                 name = HEURISTICS[int(rng.integers(len(HEURISTICS)))]
                 seats.append(load_policy(name, seed=int(rng.integers(2**31))))
@@ -478,7 +488,7 @@ def save_checkpoint(model: Any, ckpt_dir: Path, keep: int = 3) -> None:
 
 
 class ResumeError(RuntimeError):
-    """The run has checkpoints but none of them loads."""
+    """The run cannot be resumed: none of its checkpoints loads, or its settings changed."""
 
 
 def resume_candidates(run_dir: Path) -> list[Path]:
@@ -582,6 +592,42 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
 # --- 5. Training ---------------------------------------------------------------------------------
 
 
+# Settings a resumed run cannot change: the saved model and its rollout buffer carry them.
+# (learning_rate and ent_coef are re-applied on resume; the rest may change freely.)
+FIXED_ON_RESUME = (
+    "num_players",
+    "n_envs",
+    "envs_per_process",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "net_arch",
+    "shaping",
+)
+
+
+def check_resumable(cfg: PPOSelfPlayConfig, saved: Path) -> None:
+    """Refuse to resume a run with settings its checkpoints cannot honour (they would be
+    silently ignored)."""
+    if not cfg.resume or not saved.is_file() or not resume_candidates(saved.parent):
+        return  # nothing will be resumed
+    try:
+        before = json.loads(saved.read_text())
+    except (OSError, ValueError):
+        return  # no readable earlier config: nothing to compare
+    now = json.loads(json.dumps(dataclasses.asdict(cfg)))  # tuples as lists, as saved
+    changed = [k for k in FIXED_ON_RESUME if k in before and before[k] != now[k]]
+    if changed:
+        raise ResumeError(
+            f"{saved.parent} was trained with other {', '.join(changed)} "
+            f"({', '.join(f'{k}={before[k]!r}' for k in changed)}); a resumed run cannot change "
+            "them: use the same settings, another --config-name or --seed, or --resume false"
+        )
+
+
 def train(cfg: PPOSelfPlayConfig) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
@@ -589,6 +635,7 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
     run_name = f"{cfg.config_name}_seed{cfg.seed}"
     run_dir = Path(cfg.out_dir) / run_name
     (run_dir / "pool").mkdir(parents=True, exist_ok=True)
+    check_resumable(cfg, run_dir / "config.json")
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)

@@ -170,7 +170,12 @@ def check_option(state: GameState, option: int) -> None:
             "(by run_until); call game.advance() or game.run_until(...) to go on"
         )
     options = legal_options(state)
-    if isinstance(option, bool) or not isinstance(option, int) or option not in options:
+    if isinstance(option, bool) or not isinstance(option, int):
+        raise IllegalOptionError(
+            f"option {option!r} is a {type(option).__name__}: give a Python int, one of "
+            f"{options} (convert a numpy integer with int(...))"
+        )
+    if option not in options:
         kind = DecisionKind(state.pending_kind)
         try:
             bad = f"{option!r} ({describe_option(kind, option)})"

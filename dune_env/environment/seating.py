@@ -96,6 +96,20 @@ def parse_opponents(
     )
 
 
+def reseed_opponents(opponents: Sequence[Any], game_seed: int) -> None:
+    """Reseed every stateful opponent (one with `reseed`, e.g. "random" or "aggressive-eps20")
+    from the game's seed, as the benchmark harness does, so that `reset(seed=s)` replays the
+    same games whatever was played before.  A policy seated twice is reseeded once."""
+    seen: set[int] = set()
+    for seat, policy in enumerate(opponents):
+        if policy is None or id(policy) in seen:
+            continue
+        seen.add(id(policy))
+        reseed = getattr(policy, "reseed", None)
+        if callable(reseed):
+            reseed((game_seed * 16 + seat) % 2**64)
+
+
 def draw_game_seed(rng: np.random.Generator) -> int:
     """The seed of the next game, from the environment's seeded generator."""
     return int(rng.integers(_MAX_GAME_SEED))

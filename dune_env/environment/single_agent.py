@@ -42,6 +42,7 @@ from .seating import (
     draw_game_seed,
     parse_learner,
     parse_opponents,
+    reseed_opponents,
 )
 
 
@@ -105,7 +106,9 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         # only come at the end of a game; a game that ends before the learner's first decision
         # (never seen in practice) is dealt again.
         for _ in range(MAX_REDEALS):
-            self.aec.reset(seed=draw_game_seed(self.np_random))
+            game_seed = draw_game_seed(self.np_random)
+            self.aec.reset(seed=game_seed)
+            reseed_opponents(self._opponents, game_seed)
             self._over = False
             self._play_opponents()
             if not self._over:

@@ -54,6 +54,7 @@ OUTPUT_FILES = (
     "failures.txt",
     "win_rate.png",
     "win_rate_by_faction.png",
+    "strength.png",
 )
 
 

@@ -54,7 +54,9 @@ def save_replays(
     for game in pick_replays(rows, failures, count):
         path = folder / f"game_{game:05d}.html"
         try:
-            record = benchmark_record(directory, game, trust=trust, failed=game in failed)
+            record = benchmark_record(
+                directory, game, trust=trust, failed=game in failed, own_run=True
+            )
             write_output(path, replay_html(record))
             kept.append((game, path))
         except (ReplayError, ValueError, OSError) as exc:

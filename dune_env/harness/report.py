@@ -70,13 +70,15 @@ def head_to_head(rows: Sequence[SeatResult], fit_pairs: dict[Any, Any]) -> list[
             k = len(diffs)
             mean = math.fsum(diffs) / k if k else 0.0
             sd = math.sqrt(math.fsum((x - mean) ** 2 for x in diffs) / (k - 1)) if k > 1 else 0.0
-            half = Z95 * sd / math.sqrt(k) if k > 1 else math.inf
+            half = Z95 * sd / math.sqrt(k) if k > 1 else None  # no interval from < 2 deals
             item: dict[str, Any] = {
                 "a": a,
                 "b": b,
                 "deals": k,
                 "control_win_rate_diff": mean,
-                "control_win_rate_diff_ci95": [mean - half, mean + half],
+                "control_win_rate_diff_ci95": (
+                    [mean - half, mean + half] if half is not None else None
+                ),
             }
             pair = fit_pairs.get((a, b))
             if pair is not None:
@@ -418,7 +420,8 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         ax.set_title("Faction-adjusted strength (strongest first)")
         fig.tight_layout()
         paths.append(out_dir / "strength.png")
-        fig.savefig(paths[-1], dpi=100)
+        with open_output(paths[-1], binary=True) as handle:
+            fig.savefig(handle, dpi=100, format="png")
         plt.close(fig)
     return paths
 

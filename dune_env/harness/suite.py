@@ -79,6 +79,7 @@ def run_suite(
     suite_summary.json / suite_report.md into `out_dir`.  `move_timeout`, `max_decisions` and
     `trust_checkpoints` are passed to every `run_benchmark`."""
     from . import run_benchmark
+    from .outputs import write_output
     from .report import leaderboard, markdown_report, summarise, write_json, write_plots
     from .runner import DEFAULT_MAX_DECISIONS
 
@@ -139,7 +140,7 @@ def run_suite(
             pdir = directory / f"{n}p"
             pdir.mkdir(parents=True, exist_ok=True)
             write_json(pdir / "summary.json", summary)
-            (pdir / "report.md").write_text(markdown_report(summary, meta))
+            write_output(pdir / "report.md", markdown_report(summary, meta))
             if plots and rows:
                 write_plots(summary, pdir)
     seconds = time.perf_counter() - start
@@ -166,8 +167,8 @@ def run_suite(
                 for p in policies
             },
         }
-        (directory / "suite_summary.json").write_text(json.dumps(suite, indent=2, sort_keys=True))
-        (directory / "suite_report.md").write_text(text + "\n")
+        write_output(directory / "suite_summary.json", json.dumps(suite, indent=2, sort_keys=True))
+        write_output(directory / "suite_report.md", text + "\n")
     return SuiteResult(summaries, total_games, total_failures, seconds, text)
 
 

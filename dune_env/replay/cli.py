@@ -32,6 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--benchmark", metavar="DIR", help="a dune-bench --out folder")
     parser.add_argument("--game", type=int, help="game index in that benchmark (results.csv)")
+    parser.add_argument(
+        "--trust-checkpoints",
+        action="store_true",
+        help="let --benchmark run the folder's module:attr policies and pickle-based models\n"
+        "(they can run arbitrary code: only for run folders you trust)",
+    )
     parser.add_argument("--out", default="replay.html", help="the HTML file to write")
     parser.add_argument("--save-record", metavar="JSON", help="also write the replay record")
     return parser
@@ -56,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.policies is not None:
             record = play_policies(args.policies, seed=args.seed, num_players=args.players)
         else:
-            record = benchmark_record(args.benchmark, args.game)
+            record = benchmark_record(args.benchmark, args.game, trust=args.trust_checkpoints)
         path = write_replay_html(record, args.out)
         if args.save_record:
             Path(args.save_record).write_text(record.to_json())

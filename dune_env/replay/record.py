@@ -206,15 +206,23 @@ def _play(game: Game, bots: Sequence[Any]) -> None:
 
 
 def benchmark_record(
-    out_dir: str | Path, game_index: int, trust: bool = False, failed: bool = False
+    out_dir: str | Path,
+    game_index: int,
+    trust: bool = False,
+    failed: bool = False,
+    own_run: bool = False,
 ) -> ReplayRecord:
     """Replay game `game_index` of a `dune-bench --out out_dir` run.
 
     The harness's schedule is a function of its arguments (kept in summary.json), so the game's
     seats, factions and seed are recomputed, the game is played again by freshly seeded
-    policies, and the outcome is checked against results.csv.  `trust` allows pickle-based
-    model files (SECURITY.md).  `failed`: the game failed in the benchmark (a policy raised or
-    played an illegal option); it is replayed up to the failure, which the title names."""
+    policies, and the outcome is checked against results.csv.  A run folder is data from
+    whoever made it: unless `trust` (SECURITY.md), its policies must be registered names or
+    safe-format model files — `module:attr` policies (imported code) and pickle-based models
+    are refused.  `own_run` (the harness replaying the run it just played) allows
+    `module:attr`; pickle-based models still need `trust`.  `failed`: the game failed in the
+    benchmark (a policy raised or played an illegal option); it is replayed up to the failure,
+    which the title names."""
     from ..harness.runner import schedule
 
     directory = Path(out_dir)
@@ -237,6 +245,7 @@ def benchmark_record(
         raise ReplayError(
             f"game index {game_index} is out of range: that run has games 0..{games - 1}"
         )
+    _check_policies_allowed(policies, trust, own_run)
     duplicate = bool(meta.get("duplicate", False))
     spec = schedule(policies, players, games, seed, config, duplicate=duplicate)[game_index]
     from ..policies.registry import load_policy
@@ -271,6 +280,21 @@ def benchmark_record(
         title=title,
         extra={"benchmark": str(directory), "game": game_index},
     )
+
+
+def _check_policies_allowed(policies: Sequence[str], trust: bool, own_run: bool) -> None:
+    from ..policies.registry import policy_names
+    from ..policies.weights import is_weights_spec
+
+    known = set(policy_names())
+    for spec in policies:
+        safe = spec in known or is_weights_spec(spec)
+        if not safe and not trust and not (own_run and ":" in spec and not Path(spec).exists()):
+            raise ReplayError(
+                f"the run's policy {spec!r} is imported code or a pickle-based model file, which "
+                "can run arbitrary code: replay it only if you trust the run folder "
+                "(--trust-checkpoints; see SECURITY.md)"
+            )
 
 
 def _check_against_results(game: Game, directory: Path, game_index: int) -> None:

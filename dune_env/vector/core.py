@@ -41,6 +41,7 @@ from ..environment.seating import (
     is_engine_policy,
     parse_learner,
     parse_opponents,
+    reseed_opponents,
 )
 from ..policies.observation import ObservationPolicy, ObservationPolicyError
 
@@ -208,7 +209,9 @@ class BatchedGames:
                 f"sub-env {sub.label}: the game ended before the learner's first decision "
                 f"{MAX_REDEALS} times"
             )
-        sub.game = Game(self.config.game, draw_game_seed(sub.rng))
+        game_seed = draw_game_seed(sub.rng)
+        sub.game = Game(self.config.game, game_seed)
+        reseed_opponents(sub.opponents, game_seed)
         sub.state = sub.game.state
         sub.observer.invalidate()
         sub.over = False

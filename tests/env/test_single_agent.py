@@ -149,3 +149,25 @@ def test_stable_baselines3_trains_on_the_wrapper() -> None:
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, deterministic=True)
     assert 0 <= int(action) < NUM_ACTIONS
+
+
+@pytest.mark.parametrize("opponents", ["random", "aggressive-eps20"])
+def test_reset_with_a_seed_replays_the_game_with_stochastic_named_opponents(opponents: str) -> None:
+    """Same seed and same actions give the same game, also when the opponents are stochastic
+    policies given by name: they are reseeded from each game's seed, as in the harness."""
+
+    def play(env: DuneSingleAgentEnv) -> list[bytes]:
+        obs, info = env.reset(seed=7)
+        seen = [obs.tobytes()]
+        for _ in range(60):
+            action = int(np.flatnonzero(env.action_masks())[0])
+            obs, _, terminated, truncated, _ = env.step(action)
+            seen.append(obs.tobytes())
+            if terminated or truncated:
+                break
+        return seen
+
+    env = DuneSingleAgentEnv(num_players=4, opponents=opponents)
+    first = play(env)
+    assert play(env) == first  # the same object, reset again
+    assert play(DuneSingleAgentEnv(num_players=4, opponents=opponents)) == first

@@ -116,7 +116,13 @@ def test_seat_view_hides_other_seats_bids_in_chromium(
         assert page.locator("#options li[data-action]").count() == 0
         assert f"hidden from seat {other}" in (page.text_content("#options") or "")
         assert "Your side's bid" not in (page.text_content("#secrets") or "")
+        # The bidder's run of hidden decisions is one frame for the others: its length would
+        # tell how many pieces were committed.  Frame k (a later piece of the bid) is skipped.
+        assert k not in page.evaluate("window.duneReplay.visible()")
+        assert page.evaluate("window.duneReplay.index()") < k
         page.select_option("#view", str(bidder))
+        assert k in page.evaluate("window.duneReplay.visible()")
+        page.evaluate(f"window.duneReplay.show({k})")
         assert page.locator("#options li[data-action]").count() == len(
             frames[k]["decision"]["legal"]
         )

@@ -209,3 +209,22 @@ def test_a_suite_folder_names_one_of_its_runs(tmp_path: Path) -> None:
     (tmp_path / "4p" / "lineup0" / "summary.json").write_text("{}")
     with pytest.raises(ReplayError, match=r"holds a benchmark suite: .*4p/lineup0"):
         benchmark_record(tmp_path, 0)
+
+
+def test_a_run_folder_with_imported_policies_needs_trust(tmp_path: Path) -> None:
+    """A run folder is data: replaying it must not import the code its summary.json names
+    (SECURITY.md) unless the user says they trust it."""
+    from dune_env.replay.record import benchmark_record
+
+    marker = tmp_path / "ran"
+    (tmp_path / "evil_policy.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
+        "from dune_env.policies.base import RandomPolicy as Policy\n"
+    )
+    run = tmp_path / "run"
+    run.mkdir()
+    meta = {"policies": ["evil_policy:Policy", "random"], "num_players": 3, "games_requested": 3}
+    (run / "summary.json").write_text(json.dumps({"meta": {**meta, "seed": 0, "config": {}}}))
+    with pytest.raises(ReplayError, match=r"'evil_policy:Policy' is imported code"):
+        benchmark_record(run, 0)
+    assert not marker.exists()

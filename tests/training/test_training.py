@@ -303,3 +303,46 @@ def test_resume_trusts_only_regular_files_inside_its_run_directory(tmp_path: Pat
     (run / "checkpoints" / "latest.zip").symlink_to(outside)
     (run / "checkpoints" / "checkpoint_000000512.zip").symlink_to(outside)
     assert resume_candidates(run) == [run / "checkpoints" / "checkpoint_000000256.zip"]
+
+
+def test_resume_refuses_settings_the_checkpoint_cannot_honour(tmp_path: Path) -> None:
+    """A resumed run keeps the saved model's rollout settings; changing one is an error that
+    names it, not a setting silently ignored."""
+    from training.ppo_selfplay import ResumeError
+
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="fixed", **TINY)
+    train(cfg)
+    changed = PPOSelfPlayConfig(
+        out_dir=str(tmp_path), config_name="fixed", **{**TINY, "n_epochs": 3, "gamma": 0.9}
+    )
+    with pytest.raises(ResumeError, match=r"other n_epochs, gamma"):
+        train(changed)
+    fresh = PPOSelfPlayConfig(
+        out_dir=str(tmp_path), config_name="fixed", **{**TINY, "n_epochs": 3, "resume": False}
+    )
+    assert train(fresh).exists()  # --resume false starts the run again
+
+
+def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -> None:
+    """The pool may delete an old snapshot while an episode still plays it: the weights are
+    read when the snapshot is drawn, so the episode goes on."""
+    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from training.ppo_selfplay import FrozenPolicy, OpponentPool
+
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="pool", **TINY)
+    train(cfg)
+    pool_dir = tmp_path / "pool_seed0" / "pool"
+    pool = OpponentPool(str(pool_dir), 4, p_self=1.0, p_heuristic=0.0)
+    seats = pool(np.random.default_rng(0))
+    assert all(isinstance(seat, FrozenPolicy) for seat in seats)
+    for path in pool_dir.iterdir():
+        path.unlink()
+    env = DuneSingleAgentEnv(num_players=4, opponents=seats)
+    env.reset(seed=0)
+    for _ in range(30):
+        _, _, terminated, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if terminated:
+            break
+    again = pool(np.random.default_rng(1))  # nothing left to draw: no snapshot seats
+    assert not any(isinstance(seat, FrozenPolicy) for seat in again)
+    assert pool._frozen_policies == {}
