@@ -80,7 +80,7 @@ class StrategistStyle(Style):
     lone_entry_value: float = 0.6
     """Value of entering an empty strategic region with fewer than `garrison` units when it is
     not the third (economic: 3.0)."""
-    protect_weight: float = 0.6
+    protect_weight: float = 1.5
     """Value of the Snooper/Shield per protected unit-at-risk in held strategic regions."""
     leader_kill_bonus: float = 4.0
     """Extra value of a Kanly kill that takes a strategic region from the leading player."""
@@ -89,7 +89,7 @@ class StrategistStyle(Style):
 STRATEGIST = StrategistStyle(
     attack_ratio=ECONOMIC.attack_ratio,
     gamble=ECONOMIC.gamble,
-    move_cap=4,
+    move_cap=6,
     keep=2,
     kill_weight=ECONOMIC.kill_weight,
     spice_weight=ECONOMIC.spice_weight,
