@@ -14,9 +14,9 @@ Where it differs from `economic` (every other decision is economic's handler, un
 - **timing**: it pushes for a new strategic region when the push completes three at the end of
   its own turn (END-1) or when it enters with a garrison; a lone unit sent to a strategic region
   that cannot be the third is worth little;
-- **alliances** (5+ players, ALLY-1..3): offers one when the two together hold or can take four
-  strategic regions (END-2) and the partner is not about to win alone; accepts one on the same
-  test, declines one that helps a rival reach a solo win.
+- **alliances** (5+ players, ALLY-1..3): offers one when the two together hold three strategic
+  regions (an END-2 win within reach); accepts one on the same test, declines one from a player
+  holding two (our help would make its solo win, END-1, reachable this turn).
 
 It reads only public information through `dune_env.engine.rules` and its own seat's state.
 """
@@ -412,8 +412,9 @@ def alliance_reachable(s: GameState, me: int, other: int) -> bool:
 
 
 def ally_offer(style: Style, s: GameState, seat: int, options: list[int]) -> int:
-    """Offer to the partner with whom an alliance win is nearest (END-2), never to one about
-    to win alone (END-3 would give it the win) unless together we already hold four."""
+    """Offer to the partner with whom an alliance win is nearest (END-2): together holding
+    three strategic regions, or two with one of them ours.  Only the active player can win at
+    the end of this turn (END-1), so a strong partner is no danger during our own turn."""
     me = s.seat_faction[seat]
     best, best_value = 0, 0.0
     for option in options:
@@ -421,8 +422,6 @@ def ally_offer(style: Style, s: GameState, seat: int, options: list[int]) -> int
             continue
         target, _symbol = decode_offer(option)
         together = alliance_regions(s, me, target)
-        if strategic_count(s, target) >= 2 and together < 4:
-            continue
         if together < 3 and not (together >= 2 and strategic_count(s, me) >= 1):
             continue
         value = together + 0.1 * closeness(s, target)
