@@ -20,6 +20,7 @@ BUILTIN_POLICIES: dict[str, str] = {
     "random": "dune_env.policies.base:RandomPolicy",
     "aggressive": "dune_env.policies.heuristics:AggressivePolicy",
     "economic": "dune_env.policies.heuristics:EconomicPolicy",
+    "strategist": "dune_env.policies.heuristics.strategist:StrategistPolicy",
     "mcts": "dune_env.policies.mcts:MCTSPolicy",
     # weakened copies (20% of decisions at random), to measure a benchmark's power
     "aggressive-eps20": "dune_env.policies.epsilon:AggressiveEps20",
