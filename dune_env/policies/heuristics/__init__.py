@@ -32,7 +32,11 @@ class HeuristicPolicy(SeededPolicy):
         super().__init__(seed)
         if style is not None:
             self.style = style
-        self._handlers = handler_table()
+        self._handlers = self.handler_table()
+
+    def handler_table(self) -> tuple[Handler, ...]:
+        """The handler of every decision kind (a style with its own handlers overrides this)."""
+        return handler_table()
 
     def act(self, game: Game, seat: int) -> int:
         state = game.state

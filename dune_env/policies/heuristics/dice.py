@@ -30,7 +30,13 @@ def fix_dice(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """Fix every die showing a good face; if none, fix the die whose reroll gains least."""
     me = s.seat_faction[seat]
     rolled = [d for d in range(7) if not s.dice_fixed[d]]
-    values = die_values(style, s, me, rolled)
+    return choose_fixed(s, me, rolled, die_values(style, s, me, rolled), options)
+
+
+def choose_fixed(
+    s: GameState, me: int, rolled: list[int], values: dict[int, list[float]], options: list[int]
+) -> int:
+    """The dice to fix, given each rolled die's value per face (`values[die][face]`)."""
     k = len(rolled)
     frac = 0.5 if k >= 4 else (0.25 if k >= 2 else 0.0)
     mask = 0

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...engine import DecisionKind, Game, GameState
+from ...engine import DecisionKind, GameState
 from ...engine.constants import (
     CARD,
     NO_ONE,
-    SHAI_HULUD_FACE,
     Die,
     Faction,
     KanlyFace,
@@ -51,11 +50,9 @@ from ...engine.rules import (
     in_storm,
     kanly_protected,
 )
-from ..base import SeededPolicy
-from . import dice, landing, movement
+from . import HeuristicPolicy, dice, landing, movement
 from .features import (
     KILL_FACES,
-    SPICE_BIT,
     STRATEGIC,
     STRATEGIC_REGIONS,
     count,
@@ -272,37 +269,7 @@ def fix_dice(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """As `dice.fix_dice` (fix the good faces), with the strategist's face values."""
     me = s.seat_faction[seat]
     rolled = [d for d in range(7) if not s.dice_fixed[d]]
-    values = die_values(style, s, me, rolled)
-    k = len(rolled)
-    frac = 0.5 if k >= 4 else (0.25 if k >= 2 else 0.0)
-    mask = 0
-    gains = []
-    for d in rolled:
-        table = values[d]
-        face = s.dice_faces[d]
-        best = max(table)
-        mean = sum(table) / 6.0
-        value = table[face]
-        gains.append((mean - value, d))
-        if best - mean > 1e-9 and value >= mean + frac * (best - mean) - 1e-9:
-            mask |= 1 << d
-    worm = s.dice_faces[Die.SPICE] == SHAI_HULUD_FACE and Die.SPICE in rolled
-    if worm and not mask & SPICE_BIT:
-        thumper = s.thumpers[me] > 0 and k > 1 and values[Die.SPICE][SHAI_HULUD_FACE] < 0
-        if not thumper:
-            mask |= SPICE_BIT
-    if mask == 0:
-        gains.sort()
-        for _, d in gains:
-            if d == Die.SPICE and worm:
-                continue
-            mask |= 1 << d
-            break
-    if mask not in options:
-        mask |= SPICE_BIT if worm else 0
-    if mask not in options:  # pragma: no cover - defensive: every subset above is legal
-        return options[-1]
-    return mask
+    return dice.choose_fixed(s, me, rolled, die_values(style, s, me, rolled), options)
 
 
 def piter(style: Style, s: GameState, seat: int, options: list[int]) -> int:
@@ -465,22 +432,12 @@ def strategist_handlers() -> tuple[Handler, ...]:
     return tuple(table[kind] for kind in sorted(DecisionKind))
 
 
-class StrategistPolicy(SeededPolicy):
+class StrategistPolicy(HeuristicPolicy):
     """Garrisons, Snooper/Shield for them, Kanly at the leader, a timed push for three
     strategic regions and alliances that make an alliance win reachable (module docstring)."""
 
     name = "strategist"
     style: Style = STRATEGIST
 
-    def __init__(self, seed: int = 0, style: Style | None = None) -> None:
-        super().__init__(seed)
-        if style is not None:
-            self.style = style
-        self._handlers = strategist_handlers()
-
-    def act(self, game: Game, seat: int) -> int:
-        state = game.state
-        options = game.legal_options()
-        if len(options) == 1:
-            return options[0]
-        return self._handlers[state.pending_kind](self.style, state, seat, options)
+    def handler_table(self) -> tuple[Handler, ...]:
+        return strategist_handlers()
