@@ -1,10 +1,10 @@
 """The engine's machinery: step runners, decision handlers, chance and events.
 
-Each step module registers
-- a *runner* per phase: it either poses the pending decision (`ask`) or moves the phase on;
-  runners are idempotent, set-up work happens in the transition that enters a phase;
-- a (legal options, apply) pair per decision kind: the one legality function used both for the
-  legal mask and for checking an applied option.
+Each step module registers a *runner* per phase: it either poses the pending decision (`ask`)
+or moves the phase on; runners are idempotent, set-up work happens in the transition that
+enters a phase.  Each step module also declares a `DecisionSpec` per decision kind it poses
+(`DECISION_SPECS`, see `dune_env.engine.decision_spec`): the one legality function used both
+for the legal mask and for checking an applied option, and the function applying an option.
 """
 
 from __future__ import annotations
@@ -12,16 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .constants import NO_ONE
-from .decisions import DecisionKind
+from .decision_spec import DecisionKind
 from .state import GameState, Phase
 
 RunFn = Callable[[GameState], None]
-LegalFn = Callable[[GameState], list[int]]
-ApplyFn = Callable[[GameState, int], None]
 
 RUNNERS: dict[int, RunFn] = {}
-LEGAL: dict[int, LegalFn] = {}
-APPLY: dict[int, ApplyFn] = {}
 
 
 def runner(*phases: Phase) -> Callable[[RunFn], RunFn]:
@@ -30,17 +26,6 @@ def runner(*phases: Phase) -> Callable[[RunFn], RunFn]:
             if phase in RUNNERS:
                 raise AssertionError(f"two runners for {phase.name}")
             RUNNERS[phase] = fn
-        return fn
-
-    return register
-
-
-def decision(kind: DecisionKind, legal: LegalFn) -> Callable[[ApplyFn], ApplyFn]:
-    def register(fn: ApplyFn) -> ApplyFn:
-        if kind in APPLY:
-            raise AssertionError(f"two handlers for {kind.name}")
-        LEGAL[kind] = legal
-        APPLY[kind] = fn
         return fn
 
     return register

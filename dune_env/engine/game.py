@@ -26,8 +26,8 @@ from .constants import (
     Faction,
     Token,
 )
-from .core import APPLY, LEGAL, RUNNERS, clear_pending
-from .decisions import DecisionKind, describe_option
+from .core import RUNNERS, clear_pending
+from .decisions import APPLY_FNS, LEGAL_FNS, DecisionKind, describe_option
 from .events import render
 from .state import GameState, Phase
 from .steps.setup import begin_setup
@@ -116,7 +116,7 @@ def legal_options(state: GameState) -> list[int]:
         return []
     cache = state.legal_cache
     if cache is None:
-        cache = state.legal_cache = LEGAL[state.pending_kind](state)
+        cache = state.legal_cache = LEGAL_FNS[state.pending_kind](state)
     return cache
 
 
@@ -150,7 +150,7 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
     history.append([state.pending_seat, kind, option, int(forced)])
     state.decision_count += 1
     clear_pending(state)
-    APPLY[kind](state, option)
+    APPLY_FNS[kind](state, option)
 
 
 def apply_option(state: GameState, option: int) -> None:

@@ -3,10 +3,10 @@
 Every decision kind of the engine owns a contiguous block of ids; inside a block, id
 `offset + option` means the engine option `option` of that kind (see
 `dune_env.engine.decisions` for the encoding of each kind).  The blocks are laid end to end in
-the order written out in `KIND_ORDER` below -- an explicit list, not an enum iteration, so that
-reordering the engine's enum can never silently renumber the actions.  The table is pinned by
-`tests/env/golden/action_table.txt` and documented in `docs/action_table.md` (regenerate with
-`python -m dune_env.environment.docs`).
+`KIND_ORDER`: the order of the table positions declared by the kinds' `DecisionSpec`s -- not
+an enum iteration, so that reordering the engine's enum can never silently renumber the
+actions.  The table is pinned by `tests/env/golden/action_table.txt` and documented in
+`docs/action_table.md` (regenerate with `python -m dune_env.environment.docs`).
 
 Names are `"<KIND>: <option text>"`, unique over the whole table; `action_name(id)` and
 `action_id(name)` convert both ways.
@@ -18,41 +18,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.decisions import OPTION_COUNTS, DecisionKind, describe_option
+from ..engine.decisions import OPTION_COUNTS, SPECS, TABLE_ORDER, DecisionKind
 
-# The written order of the blocks.  Changing it renumbers actions: update the golden file,
+# The order of the blocks: each kind's declared `table_position` (its `DecisionSpec`, in its
+# step module), not the enum order, so that reordering the engine's enum can never silently
+# renumber the actions.  Changing a position renumbers actions: update the golden file,
 # regenerate docs/action_table.md and bump the environment's version (dune_v1).
-KIND_ORDER: tuple[DecisionKind, ...] = (
-    DecisionKind.CHOOSE_FACTION,
-    DecisionKind.ATREIDES_START,
-    DecisionKind.HARKONNEN_START,
-    DecisionKind.BG_PREDICTION,
-    DecisionKind.FIX_DICE,
-    DecisionKind.PITER_DE_VRIES,
-    DecisionKind.AXOLOTL_SYMBOL,
-    DecisionKind.ALLY_OFFER,
-    DecisionKind.ALLY_ANSWER,
-    DecisionKind.DICE_SPLIT,
-    DecisionKind.RECRUIT,
-    DecisionKind.GHOLA,
-    DecisionKind.KANLY,
-    DecisionKind.HARVESTER_DISCARD,
-    DecisionKind.SPICE_GIFT,
-    DecisionKind.LAND_CONSENT,
-    DecisionKind.LAND,
-    DecisionKind.ALLY_GRANT,
-    DecisionKind.MOVE_TARGET,
-    DecisionKind.MOVE,
-    DecisionKind.BATTLE_ORDER,
-    DecisionKind.INFILTRATION,
-    DecisionKind.FORTRESS_VICTIM,
-    DecisionKind.FACE_DANCER,
-    DecisionKind.LEND_LEADER,
-    DecisionKind.BID,
-    DecisionKind.REORGANIZE,
-)
-if sorted(KIND_ORDER) != sorted(DecisionKind):  # pragma: no cover - guards edits of either list
-    raise AssertionError("KIND_ORDER must list every DecisionKind exactly once")
+KIND_ORDER: tuple[DecisionKind, ...] = TABLE_ORDER
 
 
 class Action(NamedTuple):
@@ -67,8 +39,9 @@ def _build() -> tuple[tuple[Action, ...], dict[int, int]]:
     offsets: dict[int, int] = {}
     for kind in KIND_ORDER:
         offsets[int(kind)] = len(actions)
-        for option in range(OPTION_COUNTS[kind]):
-            name = f"{kind.name}: {describe_option(kind, option)}"
+        spec = SPECS[kind]
+        for option in range(spec.option_count):
+            name = f"{kind.name}: {spec.describe(option)}"
             actions.append(Action(len(actions), kind, option, name))
     return tuple(actions), offsets
 

@@ -2,12 +2,49 @@
 
 from __future__ import annotations
 
-from ..constants import FACTION_DICE, NO_ONE, SYMBOL_FACTIONS, Faction
-from ..core import ask, ask_faction, decision, emit, goto, runner
-from ..decisions import DecisionKind, decode_offer, offer_option
+from typing import Final
+
+from ..constants import FACTION_DICE, FACTION_NAMES, NO_ONE, NUM_FACTIONS, SYMBOL_FACTIONS, Faction
+from ..core import ask, ask_faction, emit, goto, runner
+from ..decision_spec import (
+    YES_NO,
+    DecisionKind,
+    DecisionSpec,
+    OptionBlock,
+    OptionCodec,
+    OptionField,
+    number_labels,
+)
 from ..events import EventKind
 from ..state import GameState, Phase
 from .recruit import active_symbol, begin_recruit
+
+# ALLY_OFFER: nobody, or (target faction, die symbol offered) -- TLX-3 / SMG-3 offer a symbol.
+OFFER_CODEC = OptionCodec(
+    OptionBlock("nobody", "offer nobody"),
+    OptionBlock(
+        "offer",
+        "offer {target} with symbol {symbol}",
+        (OptionField("target", FACTION_NAMES), OptionField("symbol", FACTION_NAMES)),
+    ),
+)
+OFFER_NOBODY: Final = OFFER_CODEC.offset("nobody")
+_OFFER_BASE: Final = OFFER_CODEC.offset("offer")
+_OFFER_VALUES: Final = OFFER_CODEC.value_table
+# DICE_SPLIT: how many of the shared dice go to the other party (0 is never legal).
+SPLIT_CODEC = OptionCodec(
+    OptionBlock("give", "give {dice} dice", (OptionField("dice", number_labels(5)),))
+)
+
+
+def offer_option(target: int, symbol: int) -> int:
+    """OFFER_CODEC.encode("offer", target, symbol), unchecked (the legal generator's path)."""
+    return _OFFER_BASE + target * NUM_FACTIONS + symbol
+
+
+def decode_offer(option: int) -> tuple[int, ...]:
+    """(target, symbol) of an "offer" option."""
+    return _OFFER_VALUES[option]
 
 
 def faction_die_symbols(state: GameState) -> list[int]:
@@ -28,7 +65,7 @@ def legal_offer(state: GameState) -> list[int]:
     """ALLY-2: nobody, or a player whose symbol shows; Tleilax with any showing symbol (the
     symbol picks its recruiting dice, TLX-3); Smugglers always (SMG-3, they never recruit)."""
     showing = sorted(set(faction_die_symbols(state)))
-    options = [0]
+    options = [OFFER_NOBODY]
     active = state.active_faction
     for target in state.seat_faction:
         if target == active:
@@ -42,9 +79,8 @@ def legal_offer(state: GameState) -> list[int]:
     return sorted(options)
 
 
-@decision(DecisionKind.ALLY_OFFER, legal_offer)
 def apply_offer(state: GameState, option: int) -> None:
-    if option == 0:
+    if option == OFFER_NOBODY:
         emit(state, EventKind.ALLY_OFFER, state.active_faction, NO_ONE, NO_ONE)
         begin_recruit(state)
         return
@@ -65,7 +101,6 @@ def legal_answer(state: GameState) -> list[int]:
     return [1] if state.active_faction == Faction.BENE_GESSERIT else [0, 1]
 
 
-@decision(DecisionKind.ALLY_ANSWER, legal_answer)
 def apply_answer(state: GameState, option: int) -> None:
     emit(state, EventKind.ALLY_ANSWER, state.offer_target, option)
     if not option:
@@ -106,8 +141,40 @@ def legal_split(state: GameState) -> list[int]:
     return list(range(1, len(shared_dice(state)) + 1))
 
 
-@decision(DecisionKind.DICE_SPLIT, legal_split)
 def apply_split(state: GameState, option: int) -> None:
     dice = shared_dice(state)
     emit(state, EventKind.DICE_SPLIT, option)
     begin_recruit(state, to_ally=dice[len(dice) - option :])
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.ALLY_OFFER,
+        OFFER_CODEC,
+        legal_offer,
+        apply_offer,
+        table_position=7,
+        rules="ALLY-2, TLX-3, SMG-3",
+        summary="offer an alliance (and with which die symbol)",
+    ),
+    DecisionSpec(
+        DecisionKind.ALLY_ANSWER,
+        YES_NO,
+        legal_answer,
+        apply_answer,
+        table_position=8,
+        rules="ALLY-3, BG-2",
+        summary="accept the offered alliance",
+    ),
+    DecisionSpec(
+        DecisionKind.DICE_SPLIT,
+        SPLIT_CODEC,
+        legal_split,
+        apply_split,
+        table_position=9,
+        rules="TLX-2, TLX-3",
+        summary="shared dice given to the other party",
+    ),
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import (
     CARD,
     FACTION_DICE,
@@ -16,14 +18,16 @@ from ..constants import (
     leaders_strength,
     unit_strength,
 )
-from ..core import ask, ask_faction, decision, emit, goto, legal_yes_no, runner
-from ..decisions import (
-    BID_DONE,
-    BID_LEADER_BASE,
+from ..core import ask, ask_faction, emit, goto, legal_yes_no, runner
+from ..decision_spec import (
+    FACTION_FIELD,
+    REGION_CHOICE,
+    UNIT_TYPE_FIELD,
+    YES_NO,
     DecisionKind,
-    bid_leader_option,
-    decode_unit,
-    unit_option,
+    DecisionSpec,
+    OptionBlock,
+    OptionCodec,
 )
 from ..events import EventKind
 from ..queries import factions_in, is_enemy, present, seat_order_ccw, spend, spendable
@@ -40,6 +44,50 @@ from ..rules import (  # the battle queries are public rules (re-exported here f
 from ..state import GameState, Phase, uidx
 from .recruit import ghola_possible
 
+_UNIT_FIELDS: Final = (FACTION_FIELD, UNIT_TYPE_FIELD)
+# FORTRESS_VICTIM: the attacking unit (owner faction, unit type) the fortress removes.
+VICTIM_CODEC = OptionCodec(OptionBlock("remove", "remove {faction} {unit_type}", _UNIT_FIELDS))
+# FACE_DANCER: stop, or the enemy unit (owner faction, unit type) replaced.
+FACE_DANCER_CODEC = OptionCodec(
+    OptionBlock("stop", "no more face dancers"),
+    OptionBlock("replace", "replace {faction} {unit_type}", _UNIT_FIELDS),
+)
+# BID: done, one more unit (owner faction, unit type) or one more leader token of a faction.
+BID_CODEC = OptionCodec(
+    OptionBlock("done", "bid done"),
+    OptionBlock("unit", "commit {faction} {unit_type}", _UNIT_FIELDS),
+    OptionBlock("leader", "commit leader of {faction}", (FACTION_FIELD,)),
+)
+FACE_DANCER_STOP: Final = FACE_DANCER_CODEC.offset("stop")
+BID_DONE: Final = BID_CODEC.offset("done")
+BID_LEADER_BASE: Final = BID_CODEC.offset("leader")
+_UNIT_BASE: Final = BID_CODEC.offset("unit")
+_VICTIM_VALUES: Final = VICTIM_CODEC.value_table
+_FACE_DANCER_VALUES: Final = FACE_DANCER_CODEC.value_table
+_BID_VALUES: Final = BID_CODEC.value_table
+if FACE_DANCER_CODEC.offset("replace") != _UNIT_BASE:  # pragma: no cover - unit_option serves both
+    raise AssertionError("FACE_DANCER and BID must pack units alike")
+
+
+def unit_option(faction: int, unit_type: int) -> int:
+    """BID_CODEC.encode("unit", ...) = FACE_DANCER_CODEC.encode("replace", ...), unchecked."""
+    return _UNIT_BASE + faction * NUM_UNIT_TYPES + unit_type
+
+
+def decode_unit(option: int) -> tuple[int, ...]:
+    """(faction, unit_type) of a BID "unit" or FACE_DANCER "replace" option."""
+    return _BID_VALUES[option]
+
+
+def victim_option(faction: int, unit_type: int) -> int:
+    """VICTIM_CODEC.encode("remove", faction, unit_type), unchecked."""
+    return faction * NUM_UNIT_TYPES + unit_type
+
+
+def bid_leader_option(faction: int) -> int:
+    """BID_CODEC.encode("leader", faction), unchecked."""
+    return BID_LEADER_BASE + faction
+
 
 def begin_battles(state: GameState) -> None:
     goto(state, Phase.BATTLE_SELECT)
@@ -53,7 +101,6 @@ def run_select(state: GameState) -> None:
         goto(state, Phase.PROPERTY)
 
 
-@decision(DecisionKind.BATTLE_ORDER, battle_regions)
 def apply_order(state: GameState, option: int) -> None:
     state.battle_region = option
     state.battle_defender = defender_of(state, option)
@@ -101,7 +148,6 @@ def run_fortress(state: GameState) -> None:
         ask(state, DecisionKind.FORTRESS_VICTIM, state.active_seat)
 
 
-@decision(DecisionKind.INFILTRATION, legal_yes_no)
 def apply_infiltration(state: GameState, option: int) -> None:
     """HAR-2: ignore the fortress (no unit lost, the fortress stays)."""
     if option:
@@ -118,14 +164,13 @@ def legal_victim(state: GameState) -> list[int]:
     for faction in attacker_side(state):
         for unit_type in range(NUM_UNIT_TYPES):
             if state.units[faction][uidx(region, unit_type)] > 0:
-                options.append(faction * NUM_UNIT_TYPES + unit_type)
+                options.append(victim_option(faction, unit_type))
     return sorted(options)
 
 
-@decision(DecisionKind.FORTRESS_VICTIM, legal_victim)
 def apply_victim(state: GameState, option: int) -> None:
     region = state.battle_region
-    faction, unit_type = divmod(option, NUM_UNIT_TYPES)
+    faction, unit_type = _VICTIM_VALUES[option]
     state.move_units(faction, unit_type, region, RESERVE)
     state.region_token[region] = NO_ONE
     state.token_supply[Token.FORTRESS] += 1
@@ -150,7 +195,7 @@ def legal_face_dancer(state: GameState) -> list[int]:
     """TLX-4: stop, or an enemy unit present to replace (by an unused die or 1 spice)."""
     region = state.battle_region
     tleilax = Faction.TLEILAX
-    options = [0]
+    options = [FACE_DANCER_STOP]
     if state.units[tleilax][uidx(RESERVE, UnitType.REGULAR)] == 0:
         return options
     by_spice = state.config.face_dancers == "spice"
@@ -179,14 +224,13 @@ def run_face_dancers(state: GameState) -> None:
         begin_lending(state)
 
 
-@decision(DecisionKind.FACE_DANCER, legal_face_dancer)
 def apply_face_dancer(state: GameState, option: int) -> None:
     """TLX-4: the enemy unit to its reserve, a Tleilax unit from the reserve in."""
     region = state.battle_region
-    if option == 0:
+    if option == FACE_DANCER_STOP:
         state.face_dancer_done = True
         return
-    faction, unit_type = decode_unit(option)
+    faction, unit_type = _FACE_DANCER_VALUES[option]
     if state.config.face_dancers == "spice":
         spend(state, 1)
     else:
@@ -226,7 +270,6 @@ def run_lend(state: GameState) -> None:
         goto(state, Phase.BATTLE_BID_ATTACKER)
 
 
-@decision(DecisionKind.LEND_LEADER, legal_yes_no)
 def apply_lend(state: GameState, option: int) -> None:
     faction = state.lend_queue.pop(0)
     state.lent[faction] = bool(option)
@@ -267,7 +310,6 @@ def run_bid(state: GameState) -> None:
         ask_faction(state, DecisionKind.BID, state.battle_defender)
 
 
-@decision(DecisionKind.BID, legal_bid)
 def apply_bid(state: GameState, option: int) -> None:
     side = _side(state)
     if option == BID_DONE:
@@ -276,10 +318,11 @@ def apply_bid(state: GameState, option: int) -> None:
         else:
             resolve_battle(state)
         return
+    values = _BID_VALUES[option]
     if option >= BID_LEADER_BASE:
-        state.bid_leaders[side][option - BID_LEADER_BASE] += 1
+        state.bid_leaders[side][values[0]] += 1
     else:
-        faction, unit_type = decode_unit(option)
+        faction, unit_type = values
         state.bid_units[side][faction * NUM_UNIT_TYPES + unit_type] += 1
 
 
@@ -363,3 +406,63 @@ def _side_losses(state: GameState, side: int, won: bool, factions: list[int]) ->
             state.leaders[faction][0] -= n
             state.leaders[faction][1] += n
             emit(state, EventKind.LEADER_LOST, faction, n)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.BATTLE_ORDER,
+        REGION_CHOICE,
+        battle_regions,
+        apply_order,
+        table_position=20,
+        rules="BATTLE-1",
+        summary="the region of the next battle",
+    ),
+    DecisionSpec(
+        DecisionKind.INFILTRATION,
+        YES_NO,
+        legal_yes_no,
+        apply_infiltration,
+        table_position=21,
+        rules="HAR-2",
+        summary="ignore the fortress",
+    ),
+    DecisionSpec(
+        DecisionKind.FORTRESS_VICTIM,
+        VICTIM_CODEC,
+        legal_victim,
+        apply_victim,
+        table_position=22,
+        rules="BATTLE-3",
+        summary="the attacking unit the fortress removes",
+    ),
+    DecisionSpec(
+        DecisionKind.FACE_DANCER,
+        FACE_DANCER_CODEC,
+        legal_face_dancer,
+        apply_face_dancer,
+        table_position=23,
+        rules="TLX-4",
+        summary="replace one more enemy unit, or stop",
+    ),
+    DecisionSpec(
+        DecisionKind.LEND_LEADER,
+        YES_NO,
+        legal_yes_no,
+        apply_lend,
+        table_position=24,
+        rules="BATTLE-4",
+        summary="lend the leader tokens on the card to the defender",
+    ),
+    DecisionSpec(
+        DecisionKind.BID,
+        BID_CODEC,
+        legal_bid,
+        apply_bid,
+        table_position=25,
+        rules="BATTLE-5",
+        summary="commit one more unit or leader token to the hidden bid, or stop (hidden)",
+    ),
+)

@@ -2,19 +2,49 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import NO_ONE, NUM_FACTIONS, NUM_UNIT_TYPES, RESERVE, Die, KanlyFace
-from ..core import ask_known, decision, emit, goto, runner
-from ..decisions import (
-    KANLY_NONE,
-    KANLY_TAKE,
+from ..core import ask_known, emit, goto, runner
+from ..decision_spec import (
+    FACTION_FIELD,
+    REGION_FIELD,
+    UNIT_TYPE_FIELD,
     DecisionKind,
-    decode_kanly_kill,
-    kanly_kill_option,
+    DecisionSpec,
+    OptionBlock,
+    OptionCodec,
 )
 from ..events import EventKind
 from ..queries import REGIONS, in_storm, is_enemy
 from ..rules import kanly_protected
 from ..state import GameState, Phase
+
+# KANLY: no effect, take the token shown (KANLY-3..5), or remove one unit (KANLY-1).
+KANLY_CODEC = OptionCodec(
+    OptionBlock("none", "no Kanly"),
+    OptionBlock("take", "take the token"),
+    OptionBlock(
+        "kill",
+        "kill {faction} {unit_type} in {region}",
+        (REGION_FIELD, FACTION_FIELD, UNIT_TYPE_FIELD),
+    ),
+)
+KANLY_NONE: Final = KANLY_CODEC.offset("none")
+KANLY_TAKE: Final = KANLY_CODEC.offset("take")
+_KILL_BASE: Final = KANLY_CODEC.offset("kill")
+_KILL_VALUES: Final = KANLY_CODEC.value_table
+
+
+def kanly_kill_option(region: int, faction: int, unit_type: int) -> int:
+    """KANLY_CODEC.encode("kill", region, faction, unit_type), unchecked."""
+    return _KILL_BASE + (region * NUM_FACTIONS + faction) * NUM_UNIT_TYPES + unit_type
+
+
+def decode_kanly_kill(option: int) -> tuple[int, ...]:
+    """(region, faction, unit_type) of a "kill" option."""
+    return _KILL_VALUES[option]
+
 
 _KILL_FACES = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
 
@@ -60,7 +90,6 @@ def run_kanly(state: GameState) -> None:
         goto(state, Phase.LAND_START)
 
 
-@decision(DecisionKind.KANLY, legal_kanly)
 def apply_kanly(state: GameState, option: int) -> None:
     face = state.dice_faces[Die.KANLY]
     active = state.active_faction
@@ -79,3 +108,18 @@ def apply_kanly(state: GameState, option: int) -> None:
         state.move_units(faction, unit_type, region, RESERVE)
         emit(state, EventKind.KANLY_KILL, face, region, faction, unit_type)
     goto(state, Phase.LAND_START)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.KANLY,
+        KANLY_CODEC,
+        legal_kanly,
+        apply_kanly,
+        table_position=12,
+        rules="KANLY-1..5",
+        summary="the Kanly die's effect",
+    ),
+)

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from ..constants import CARD, NUM_UNIT_TYPES, RESERVE, Faction, Token
-from ..core import ask, ask_faction, ask_known, decision, emit, goto, legal_yes_no, runner
-from ..decisions import (
-    LAND_SMUGGLERS_LEADER,
-    LAND_STOP,
-    MAX_GRANT,
+from typing import Final
+
+from ..constants import (
+    CARD,
+    LEADER_NAMES,
+    NUM_UNIT_TYPES,
+    RESERVE,
+    STORAGE_CAP,
+    Faction,
+    Token,
+)
+from ..core import ask, ask_faction, ask_known, emit, goto, legal_yes_no, runner
+from ..decision_spec import (
+    REGION_CHOICE,
+    REGION_FIELD,
+    UNIT_TYPE_FIELD,
+    YES_NO,
     DecisionKind,
-    decode_land,
-    land_option,
+    DecisionSpec,
+    OptionBlock,
+    OptionCodec,
+    spice_amounts,
 )
 from ..events import EventKind
 from ..queries import (
@@ -28,6 +41,29 @@ from ..state import GameState, Phase, uidx
 
 SMUGGLERS_POLAR_COST = 2  # SMG-1
 SMUGGLERS_LEADER_COST = 2  # SMG-1, CL-11
+MAX_GRANT: Final = 20  # spice granted to an ally for landing (LAND-5); a pool never exceeds this
+
+# LAND: stop, the Smugglers' leader to the card (SMG-1), or one unit into a region.
+LAND_CODEC = OptionCodec(
+    OptionBlock("stop", "stop landing"),
+    OptionBlock("smugglers_leader", f"put {LEADER_NAMES[Faction.SMUGGLERS]} on the card"),
+    OptionBlock("land", "land {unit_type} in {region}", (REGION_FIELD, UNIT_TYPE_FIELD)),
+)
+LAND_STOP: Final = LAND_CODEC.offset("stop")
+LAND_SMUGGLERS_LEADER: Final = LAND_CODEC.offset("smugglers_leader")
+_LAND_BASE: Final = LAND_CODEC.offset("land")
+_LAND_VALUES: Final = LAND_CODEC.value_table
+
+
+def land_option(region: int, unit_type: int) -> int:
+    """LAND_CODEC.encode("land", region, unit_type), unchecked."""
+    return _LAND_BASE + region * NUM_UNIT_TYPES + unit_type
+
+
+def decode_land(option: int) -> tuple[int, ...]:
+    """(region, unit_type) of a "land" option."""
+    return _LAND_VALUES[option]
+
 
 
 @runner(Phase.LAND_START)
@@ -57,7 +93,6 @@ def run_harvester(state: GameState) -> None:
     ask(state, DecisionKind.HARVESTER_DISCARD, state.active_seat)
 
 
-@decision(DecisionKind.HARVESTER_DISCARD, legal_harvester)
 def apply_harvester(state: GameState, option: int) -> None:
     state.region_token[option] = -1
     state.token_supply[Token.HARVESTER] += 1
@@ -81,7 +116,6 @@ def legal_gift(state: GameState) -> list[int]:
     return list(range(state.storage[Faction.CORRINO] + 1))
 
 
-@decision(DecisionKind.SPICE_GIFT, legal_gift)
 def apply_gift(state: GameState, option: int) -> None:
     """COR-3: stored spice into the active player's pool."""
     if option:
@@ -145,7 +179,6 @@ def run_consent(state: GameState) -> None:
         goto(state, Phase.LAND_ACTIVE)
 
 
-@decision(DecisionKind.LAND_CONSENT, legal_yes_no)
 def apply_consent(state: GameState, option: int) -> None:
     state.land_consent = bool(option)
     emit(state, EventKind.CONSENT, state.ally, option)
@@ -222,7 +255,6 @@ def _end_landing(state: GameState) -> None:
         goto(state, Phase.MOVE_TARGET)
 
 
-@decision(DecisionKind.LAND, legal_land)
 def apply_land(state: GameState, option: int) -> None:
     lander = _lander(state)
     if option == LAND_STOP:
@@ -276,8 +308,58 @@ def legal_grant(state: GameState) -> list[int]:
     return list(range(min(spendable(state), MAX_GRANT) + 1))
 
 
-@decision(DecisionKind.ALLY_GRANT, legal_grant)
 def apply_grant(state: GameState, option: int) -> None:
     state.grant = option
     emit(state, EventKind.GRANT, option)
     goto(state, Phase.LAND_ALLY if option else Phase.MOVE_TARGET)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.HARVESTER_DISCARD,
+        REGION_CHOICE,
+        legal_harvester,
+        apply_harvester,
+        table_position=13,
+        rules="LAND-1",
+        summary="on Shai-Hulud, the region whose harvester is discarded",
+    ),
+    DecisionSpec(
+        DecisionKind.SPICE_GIFT,
+        spice_amounts(STORAGE_CAP + 1),  # COR-2: a storage holds 5 at most
+        legal_gift,
+        apply_gift,
+        table_position=14,
+        rules="COR-3",
+        summary="stored spice the Corrino gives its ally",
+    ),
+    DecisionSpec(
+        DecisionKind.LAND_CONSENT,
+        YES_NO,
+        legal_yes_no,
+        apply_consent,
+        table_position=15,
+        rules="LAND-4",
+        summary="let the active player land where the ally is",
+    ),
+    DecisionSpec(
+        DecisionKind.LAND,
+        LAND_CODEC,
+        legal_land,
+        apply_land,
+        table_position=16,
+        rules="LAND-2, SMG-1",
+        summary="land one unit (or the Smugglers' leader), or stop",
+    ),
+    DecisionSpec(
+        DecisionKind.ALLY_GRANT,
+        spice_amounts(MAX_GRANT + 1),
+        legal_grant,
+        apply_grant,
+        table_position=17,
+        rules="LAND-5, CL-7",
+        summary="spice granted to the ally for its landing",
+    ),
+)

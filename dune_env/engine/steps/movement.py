@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import NUM_UNIT_TYPES, Die, Faction
-from ..core import ask, ask_known, decision, emit, goto, runner
-from ..decisions import DecisionKind, decode_move, move_option
+from ..core import ask, ask_known, emit, goto, runner
+from ..decision_spec import (
+    REGION_CHOICE,
+    REGION_FIELD,
+    UNIT_TYPE_FIELD,
+    DecisionKind,
+    DecisionSpec,
+    OptionBlock,
+    OptionCodec,
+    OptionField,
+)
 from ..events import EventKind
 from ..queries import MAP, POLAR, REGIONS, in_storm, occupied
 from ..rules import can_move
 from ..state import GameState, Phase, uidx
 from .battle import begin_battles
+
+# MOVE: stop, or one unit (from region, unit type) into the target region.
+MOVE_CODEC = OptionCodec(
+    OptionBlock("stop", "stop moving"),
+    OptionBlock(
+        "move",
+        "move {unit_type} from {from_region}",
+        (OptionField("from_region", REGION_FIELD.labels), UNIT_TYPE_FIELD),
+    ),
+)
+MOVE_STOP: Final = MOVE_CODEC.offset("stop")
+_MOVE_BASE: Final = MOVE_CODEC.offset("move")
+_MOVE_VALUES: Final = MOVE_CODEC.value_table
+
+
+def move_option(from_region: int, unit_type: int) -> int:
+    """MOVE_CODEC.encode("move", from_region, unit_type), unchecked."""
+    return _MOVE_BASE + from_region * NUM_UNIT_TYPES + unit_type
+
+
+def decode_move(option: int) -> tuple[int, ...]:
+    """(from_region, unit_type) of a "move" option."""
+    return _MOVE_VALUES[option]
 
 
 def die_sector(state: GameState) -> int:
@@ -36,7 +70,6 @@ def run_target(state: GameState) -> None:
     ask(state, DecisionKind.MOVE_TARGET, state.active_seat)
 
 
-@decision(DecisionKind.MOVE_TARGET, legal_target)
 def apply_target(state: GameState, option: int) -> None:
     state.target = option
     emit(state, EventKind.TARGET, option)
@@ -51,7 +84,7 @@ def legal_move(state: GameState) -> list[int]:
     faction = _mover(state)
     target = state.target
     units = state.units[faction]
-    options = [0]
+    options = [MOVE_STOP]
     for region in REGIONS:
         if units[uidx(region, 0)] + units[uidx(region, 1)] == 0:
             continue
@@ -79,12 +112,35 @@ def _end_moves(state: GameState) -> None:
         begin_battles(state)
 
 
-@decision(DecisionKind.MOVE, legal_move)
 def apply_move(state: GameState, option: int) -> None:
-    if option == 0:
+    if option == MOVE_STOP:
         _end_moves(state)
         return
     faction = _mover(state)
     region, unit_type = decode_move(option)
     state.move_units(faction, unit_type, region, state.target)
     emit(state, EventKind.MOVE, faction, region, state.target, unit_type)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.MOVE_TARGET,
+        REGION_CHOICE,
+        legal_target,
+        apply_target,
+        table_position=18,
+        rules="MOVE-1, SMG-2",
+        summary="the target region of the movement",
+    ),
+    DecisionSpec(
+        DecisionKind.MOVE,
+        MOVE_CODEC,
+        legal_move,
+        apply_move,
+        table_position=19,
+        rules="MOVE-2, MOVE-3",
+        summary="move one unit into the target, or stop",
+    ),
+)

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import NO_ONE, NUM_TOKEN_TYPES
-from ..core import ask, decision, emit, goto, runner
-from ..decisions import DecisionKind
+from ..core import ask, emit, goto, runner
+from ..decision_spec import TOKEN_FIELD, DecisionKind, DecisionSpec, OptionBlock, OptionCodec
 from ..events import EventKind
 from ..queries import POLAR, controls, in_storm
 from ..state import GameState, Phase
+
+# REORGANIZE: keep the region as it is, or place a token there (PROP-1).
+REORGANIZE_CODEC = OptionCodec(
+    OptionBlock("keep", "keep property"),
+    OptionBlock("place", "place {token}", (TOKEN_FIELD,)),
+)
+KEEP_PROPERTY: Final = REORGANIZE_CODEC.offset("keep")
+_PLACE_BASE: Final = REORGANIZE_CODEC.offset("place")
 
 
 def can_reorganize(state: GameState) -> bool:
@@ -26,10 +36,10 @@ def can_reorganize(state: GameState) -> bool:
 
 
 def legal_reorganize(state: GameState) -> list[int]:
-    """0 keeps the region as it is; 1 + token places that token (after returning the old)."""
+    """Keep the region as it is, or place a token (after returning the old)."""
     current = state.region_token[state.target]
-    return [0] + [
-        1 + t for t in range(NUM_TOKEN_TYPES) if state.token_supply[t] > 0 or current == t
+    return [KEEP_PROPERTY] + [
+        _PLACE_BASE + t for t in range(NUM_TOKEN_TYPES) if state.token_supply[t] > 0 or current == t
     ]
 
 
@@ -41,15 +51,29 @@ def run_property(state: GameState) -> None:
         goto(state, Phase.STORM)
 
 
-@decision(DecisionKind.REORGANIZE, legal_reorganize)
 def apply_reorganize(state: GameState, option: int) -> None:
-    if option:
+    if option != KEEP_PROPERTY:
         target = state.target
         old = state.region_token[target]
         if old != NO_ONE:  # PROP-2: at most one token per region
             state.token_supply[old] += 1
-        new = option - 1
+        new = option - _PLACE_BASE
         state.token_supply[new] -= 1
         state.region_token[target] = new
         emit(state, EventKind.PROPERTY, target, old, new)
     goto(state, Phase.STORM)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.REORGANIZE,
+        REORGANIZE_CODEC,
+        legal_reorganize,
+        apply_reorganize,
+        table_position=26,
+        rules="PROP-1",
+        summary="place a property token on the controlled target, or keep it",
+    ),
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import (
     CARD,
     FACTION_DICE,
@@ -12,17 +14,23 @@ from ..constants import (
     Faction,
     UnitType,
 )
-from ..core import ask, ask_known, decision, emit, goto, legal_yes_no, runner
-from ..decisions import (
-    RECRUIT_ELITE,
-    RECRUIT_LEADER,
-    RECRUIT_STOP,
-    RECRUIT_UNIT,
-    DecisionKind,
-)
+from ..core import ask, ask_known, emit, goto, legal_yes_no, runner
+from ..decision_spec import YES_NO, DecisionKind, DecisionSpec, OptionBlock, OptionCodec
 from ..events import EventKind
 from ..queries import spend, spendable
 from ..state import GameState, Phase, uidx
+
+# RECRUIT: one die (or two, COR-1) at a time, or stop (RECRUIT-3).
+RECRUIT_CODEC = OptionCodec(
+    OptionBlock("stop", "stop recruiting"),
+    OptionBlock("unit", "recruit a unit"),
+    OptionBlock("leader", "recruit a leader"),
+    OptionBlock("sardaukar", "recruit a Sardaukar"),
+)
+RECRUIT_STOP: Final = RECRUIT_CODEC.offset("stop")
+RECRUIT_UNIT: Final = RECRUIT_CODEC.offset("unit")
+RECRUIT_LEADER: Final = RECRUIT_CODEC.offset("leader")
+RECRUIT_ELITE: Final = RECRUIT_CODEC.offset("sardaukar")
 
 
 def active_symbol(state: GameState) -> int:
@@ -103,7 +111,6 @@ def _next_recruiter(state: GameState) -> None:
     goto(state, Phase.GHOLA)
 
 
-@decision(DecisionKind.RECRUIT, legal_recruit)
 def apply_recruit(state: GameState, option: int) -> None:
     faction = _recruiter(state)
     own_turn = state.phase == Phase.RECRUIT_ACTIVE
@@ -148,7 +155,6 @@ def run_ghola(state: GameState) -> None:
         goto(state, Phase.KANLY)
 
 
-@decision(DecisionKind.GHOLA, legal_yes_no)
 def apply_ghola(state: GameState, option: int) -> None:
     """TLX-5: pay 1 spice, the leader from the reserve to the card."""
     if option:
@@ -162,3 +168,27 @@ def apply_ghola(state: GameState, option: int) -> None:
         goto(state, Phase.KANLY)
     else:  # BATTLE_GHOLA
         goto(state, Phase.BATTLE_FORTRESS)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.RECRUIT,
+        RECRUIT_CODEC,
+        legal_recruit,
+        apply_recruit,
+        table_position=10,
+        rules="RECRUIT-1..3, COR-1",
+        summary="recruit with the next die, or stop",
+    ),
+    DecisionSpec(
+        DecisionKind.GHOLA,
+        YES_NO,
+        legal_yes_no,
+        apply_ghola,
+        table_position=11,
+        rules="TLX-5",
+        summary="pay 1 spice to move the leader from the reserve to the card",
+    ),
+)

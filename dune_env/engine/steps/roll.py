@@ -10,13 +10,26 @@ from ..constants import (
     Faction,
     KanlyFace,
 )
-from ..core import ask, decision, emit, goto, legal_yes_no, runner
-from ..decisions import DecisionKind
+from ..core import ask, emit, goto, legal_yes_no, runner
+from ..decision_spec import (
+    DICE_MASK_FIELD,
+    FACTION_FIELD,
+    YES_NO,
+    DecisionKind,
+    DecisionSpec,
+    OptionBlock,
+    OptionCodec,
+)
 from ..events import EventKind
 from ..state import GameState, Phase
 from .turn import roll_unfixed
 
 SPICE_BIT = 1 << Die.SPICE
+
+# FIX_DICE: a bit mask of the dice to fix (bit i = die i; the mask 0 is never legal).
+FIX_DICE_CODEC = OptionCodec(OptionBlock("fix", "fix dice {dice}", (DICE_MASK_FIELD,)))
+# AXOLOTL_SYMBOL: the faction id of the chosen die symbol.
+AXOLOTL_CODEC = OptionCodec(OptionBlock("symbol", "symbol {faction}", (FACTION_FIELD,)))
 
 
 def unfixed_mask(state: GameState) -> int:
@@ -50,7 +63,6 @@ _SUBSETS: tuple[list[int], ...] = tuple(_subsets(m) for m in range(1 << NUM_DICE
 _WITH_SPICE: tuple[list[int], ...] = tuple([s for s in x if s & SPICE_BIT] for x in _SUBSETS)
 
 
-@decision(DecisionKind.FIX_DICE, legal_fix)
 def apply_fix(state: GameState, option: int) -> None:
     active = state.active_faction
     rolled = unfixed_mask(state)
@@ -88,7 +100,6 @@ def run_piter(state: GameState) -> None:
         goto(state, Phase.AXOLOTL)
 
 
-@decision(DecisionKind.PITER_DE_VRIES, legal_yes_no)
 def apply_piter(state: GameState, option: int) -> None:
     """HAR-1: after the roll step the Harkonnen may turn the Kanly die to Poison."""
     if option:
@@ -111,8 +122,40 @@ def legal_axolotl(state: GameState) -> list[int]:
     return sorted(FACTION_DIE_SYMBOLS)
 
 
-@decision(DecisionKind.AXOLOTL_SYMBOL, legal_axolotl)
 def apply_axolotl(state: GameState, option: int) -> None:
     state.axolotl_symbol = option
     emit(state, EventKind.AXOLOTL, option)
     goto(state, Phase.ALLY_OFFER)
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.FIX_DICE,
+        FIX_DICE_CODEC,
+        legal_fix,
+        apply_fix,
+        table_position=4,
+        rules="ROLL-2..4",
+        summary="the just-rolled dice to fix",
+    ),
+    DecisionSpec(
+        DecisionKind.PITER_DE_VRIES,
+        YES_NO,
+        legal_yes_no,
+        apply_piter,
+        table_position=5,
+        rules="HAR-1",
+        summary="turn the Kanly die to Poison",
+    ),
+    DecisionSpec(
+        DecisionKind.AXOLOTL_SYMBOL,
+        AXOLOTL_CODEC,
+        legal_axolotl,
+        apply_axolotl,
+        table_position=6,
+        rules="TLX-1",
+        summary="the die symbol the Tleilax recruits with",
+    ),
+)

@@ -14,8 +14,8 @@ from ..constants import (
     UnitType,
     available_factions,
 )
-from ..core import ask, ask_faction, decision, draw, emit, goto, runner
-from ..decisions import DecisionKind
+from ..core import ask, ask_faction, draw, emit, goto, runner
+from ..decision_spec import FACTION_CHOICE, REGION_CHOICE, DecisionKind, DecisionSpec
 from ..events import EventKind
 from ..queries import MAP, POLAR, occupied
 from ..rng import SETUP_FACTIONS, SETUP_FIRST, SETUP_STORM, SETUP_TOKENS
@@ -92,7 +92,6 @@ def legal_draft(state: GameState) -> list[int]:
     return [f for f in available_factions(state.num_players) if f not in taken]
 
 
-@decision(DecisionKind.CHOOSE_FACTION, legal_draft)
 def apply_draft(state: GameState, option: int) -> None:
     _seat(state, draft_seat(state), option)
 
@@ -164,7 +163,6 @@ def legal_atreides_start(state: GameState) -> list[int]:
     return list(MAP.non_strategic_sector_regions)
 
 
-@decision(DecisionKind.ATREIDES_START, legal_atreides_start)
 def apply_atreides_start(state: GameState, option: int) -> None:
     """ATR-0: two units into the chosen region, both leader tokens on the card."""
     faction = Faction.ATREIDES
@@ -178,7 +176,6 @@ def legal_harkonnen_start(state: GameState) -> list[int]:
     return [r for r in MAP.non_strategic_sector_regions if not occupied(state, r)]
 
 
-@decision(DecisionKind.HARKONNEN_START, legal_harkonnen_start)
 def apply_harkonnen_start(state: GameState, option: int) -> None:
     """HAR-0: two units and the unused property token into the chosen region."""
     faction = Faction.HARKONNEN
@@ -192,7 +189,6 @@ def apply_harkonnen_start(state: GameState, option: int) -> None:
     state.setup_index += 1
 
 
-@decision(DecisionKind.BG_PREDICTION, legal_prediction)
 def apply_prediction(state: GameState, option: int) -> None:
     """BG-0: the secret prediction, then leader to card and three units on the Polar Cap."""
     faction = Faction.BENE_GESSERIT
@@ -201,3 +197,45 @@ def apply_prediction(state: GameState, option: int) -> None:
     state.bg_prediction = option
     emit(state, EventKind.PREDICTION_MADE)
     state.setup_index += 1
+
+
+# --- Decision specs ----------------------------------------------------------------------------
+
+DECISION_SPECS: tuple[DecisionSpec, ...] = (
+    DecisionSpec(
+        DecisionKind.CHOOSE_FACTION,
+        FACTION_CHOICE,
+        legal_draft,
+        apply_draft,
+        table_position=0,
+        rules="SETUP-5",
+        summary="draft a faction",
+    ),
+    DecisionSpec(
+        DecisionKind.ATREIDES_START,
+        REGION_CHOICE,
+        legal_atreides_start,
+        apply_atreides_start,
+        table_position=1,
+        rules="ATR-0",
+        summary="the Atreides' starting region",
+    ),
+    DecisionSpec(
+        DecisionKind.HARKONNEN_START,
+        REGION_CHOICE,
+        legal_harkonnen_start,
+        apply_harkonnen_start,
+        table_position=2,
+        rules="HAR-0",
+        summary="the Harkonnen's starting region",
+    ),
+    DecisionSpec(
+        DecisionKind.BG_PREDICTION,
+        FACTION_CHOICE,
+        legal_prediction,
+        apply_prediction,
+        table_position=3,
+        rules="BG-0",
+        summary="the Bene Gesserit's secret prediction (hidden)",
+    ),
+)
