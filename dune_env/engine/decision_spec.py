@@ -107,8 +107,9 @@ class DecodedOption:
         try:
             return self.values[self.fields.index(name)]
         except ValueError:
-            raise KeyError(f"block {self.block!r} has no field {name!r}; its fields: "
-                           f"{list(self.fields)}") from None
+            raise KeyError(
+                f"block {self.block!r} has no field {name!r}; its fields: {list(self.fields)}"
+            ) from None
 
     def as_dict(self) -> dict[str, int]:
         return dict(zip(self.fields, self.values, strict=True))

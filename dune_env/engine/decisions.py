@@ -17,7 +17,8 @@ Adding a decision kind
    action table (`tests/env/golden/action_table.txt`), and bump the environment version when
    action ids move.
 Everything else -- option counts, names, `dune_env.engine.options`, the action table and its
-docs, the checks of the bots' dispatch -- follows from the spec (tests/rules/test_decision_specs.py).
+docs, the checks of the bots' dispatch -- follows from the spec
+(`tests/rules/test_decision_specs.py` checks the derivations).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .decision_spec import (
     OptionField,
 )
 from .steps import DECISION_SPECS
-from .steps.ally import OFFER_CODEC, OFFER_NOBODY, SPLIT_CODEC, decode_offer, offer_option
+from .steps.ally import DICE_SPLIT_CODEC, OFFER_CODEC, OFFER_NOBODY, decode_offer, offer_option
 from .steps.battle import (
     BID_CODEC,
     BID_DONE,
@@ -159,7 +160,7 @@ __all__ = [
     "RECRUIT_UNIT",
     "REORGANIZE_CODEC",
     "SPECS",
-    "SPLIT_CODEC",
+    "DICE_SPLIT_CODEC",
     "TABLE_ORDER",
     "VICTIM_CODEC",
     "bid_leader_option",

@@ -9,9 +9,10 @@
     opt.name(DecisionKind.LAND, game.pending.options[1])   # "land unit in Arrakeen"
     opt.by_name(DecisionKind.LAND, "land unit in Arrakeen") # the option back from its name
 
-One builder per kind (or a constant for the fixed choices); the encoders are those of
-`dune_env.engine.decisions`, which the engine and the environment's action table use, so an
-option built here is exactly the one the engine expects.  Yes/no kinds take a bool.
+One builder per kind (or a constant for the fixed choices); each encodes through the kind's
+`OptionCodec` (its `DecisionSpec`, see `dune_env.engine.decisions`), the packing the engine and
+the environment's action table use, so an option built here is exactly the one the engine
+expects, and a field out of range is a ValueError naming it.  Yes/no kinds take a bool.
 """
 
 from __future__ import annotations
@@ -19,33 +20,39 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from .constants import NUM_DICE, NUM_UNIT_TYPES, UnitType
+from .constants import NUM_DICE, UnitType
 from .decisions import (
+    BID_CODEC,
     BID_DONE,
+    DICE_SPLIT_CODEC,
+    FACE_DANCER_CODEC,
+    FACE_DANCER_STOP,
+    KANLY_CODEC,
     KANLY_NONE,
     KANLY_TAKE,
+    KEEP_PROPERTY,
+    LAND_CODEC,
     LAND_SMUGGLERS_LEADER,
     LAND_STOP,
-    OPTION_COUNTS,
+    MOVE_CODEC,
+    MOVE_STOP,
+    OFFER_CODEC,
+    OFFER_NOBODY,
     RECRUIT_ELITE,
     RECRUIT_LEADER,
     RECRUIT_STOP,
     RECRUIT_UNIT,
+    REORGANIZE_CODEC,
+    VICTIM_CODEC,
     DecisionKind,
-    bid_leader_option,
-    describe_option,
-    kanly_kill_option,
-    land_option,
-    move_option,
-    offer_option,
-    unit_option,
+    spec_of,
 )
 
 REGULAR = int(UnitType.REGULAR)
 
 # --- fixed choices -----------------------------------------------------------------------------
 
-NO_OFFER = 0  # ALLY_OFFER: offer nobody
+NO_OFFER = OFFER_NOBODY  # ALLY_OFFER: offer nobody
 NO_KANLY = KANLY_NONE  # KANLY: no effect
 TAKE_TOKEN = KANLY_TAKE  # KANLY: take the Snooper / Shield / Thumper
 STOP_RECRUITING = RECRUIT_STOP
@@ -54,10 +61,9 @@ RECRUIT_THE_LEADER = RECRUIT_LEADER
 RECRUIT_A_SARDAUKAR = RECRUIT_ELITE  # COR-1: two dice
 STOP_LANDING = LAND_STOP
 SMUGGLERS_LEADER_TO_CARD = LAND_SMUGGLERS_LEADER  # SMG-1 / CL-11
-STOP_MOVING = 0
-STOP_FACE_DANCERS = 0
+STOP_MOVING = MOVE_STOP
+STOP_FACE_DANCERS = FACE_DANCER_STOP
 BID_COMPLETE = BID_DONE
-KEEP_PROPERTY = 0  # REORGANIZE: leave the region as it is
 
 
 def yes_no(answer: bool) -> int:
@@ -99,12 +105,12 @@ def fix_dice(dice: Iterable[int]) -> int:
 def offer(target: int, symbol: int | None = None) -> int:
     """ALLY_OFFER to `target` with the die `symbol` (default: the target's own symbol; Tleilax
     and Smugglers need the symbol actually offered, TLX-3 / SMG-3)."""
-    return offer_option(int(target), int(target if symbol is None else symbol))
+    return OFFER_CODEC.encode("offer", int(target), int(target if symbol is None else symbol))
 
 
 def dice_split(dice_given: int) -> int:
     """DICE_SPLIT: shared dice given to the other party (TLX-2/3)."""
-    return int(dice_given)
+    return DICE_SPLIT_CODEC.encode("give", int(dice_given))
 
 
 # --- steps 4-5 ---------------------------------------------------------------------------------
@@ -112,7 +118,7 @@ def dice_split(dice_given: int) -> int:
 
 def kanly_kill(region_id: int, victim: int, unit_type: int = REGULAR) -> int:
     """KANLY: remove one unit of `victim` (a faction) in `region_id`."""
-    return kanly_kill_option(int(region_id), int(victim), int(unit_type))
+    return KANLY_CODEC.encode("kill", int(region_id), int(victim), int(unit_type))
 
 
 def spice(amount: int) -> int:
@@ -122,7 +128,7 @@ def spice(amount: int) -> int:
 
 def land(region_id: int, unit_type: int = REGULAR) -> int:
     """LAND one unit of `unit_type` into `region_id`."""
-    return land_option(int(region_id), int(unit_type))
+    return LAND_CODEC.encode("land", int(region_id), int(unit_type))
 
 
 # --- step 6 ------------------------------------------------------------------------------------
@@ -130,7 +136,7 @@ def land(region_id: int, unit_type: int = REGULAR) -> int:
 
 def move(from_region: int, unit_type: int = REGULAR) -> int:
     """MOVE one unit of `unit_type` from `from_region` into the target."""
-    return move_option(int(from_region), int(unit_type))
+    return MOVE_CODEC.encode("move", int(from_region), int(unit_type))
 
 
 # --- step 7 ------------------------------------------------------------------------------------
@@ -138,22 +144,22 @@ def move(from_region: int, unit_type: int = REGULAR) -> int:
 
 def fortress_victim(owner: int, unit_type: int = REGULAR) -> int:
     """FORTRESS_VICTIM: the attacking unit (owner faction, unit type) removed (BATTLE-3)."""
-    return int(owner) * NUM_UNIT_TYPES + int(unit_type)
+    return VICTIM_CODEC.encode("remove", int(owner), int(unit_type))
 
 
 def face_dancer(victim: int, unit_type: int = REGULAR) -> int:
     """FACE_DANCER: replace one unit of `victim` (TLX-4)."""
-    return unit_option(int(victim), int(unit_type))
+    return FACE_DANCER_CODEC.encode("replace", int(victim), int(unit_type))
 
 
 def bid_unit(owner: int, unit_type: int = REGULAR) -> int:
     """BID: commit one unit of `owner` (your own, your ally's or a side member's)."""
-    return unit_option(int(owner), int(unit_type))
+    return BID_CODEC.encode("unit", int(owner), int(unit_type))
 
 
 def bid_leader(owner: int) -> int:
     """BID: commit one leader token of `owner`."""
-    return bid_leader_option(int(owner))
+    return BID_CODEC.encode("leader", int(owner))
 
 
 # --- step 8 ------------------------------------------------------------------------------------
@@ -161,7 +167,7 @@ def bid_leader(owner: int) -> int:
 
 def reorganize(token: int) -> int:
     """REORGANIZE: place `token` (a Token) on the target (PROP-1)."""
-    return 1 + int(token)
+    return REORGANIZE_CODEC.encode("place", int(token))
 
 
 # --- names -------------------------------------------------------------------------------------
@@ -169,21 +175,22 @@ def reorganize(token: int) -> int:
 
 def name(kind: int, option: int) -> str:
     """The stable English name of an option (the environment's action names use it too)."""
-    return describe_option(kind, option)
+    return spec_of(kind).describe(option)
 
 
 def names(kind: int, options: Iterable[int] | None = None) -> dict[int, str]:
     """Option -> name for `options` (default: every option the kind can ever have)."""
-    chosen = range(OPTION_COUNTS[DecisionKind(kind)]) if options is None else options
-    return {int(o): describe_option(kind, int(o)) for o in chosen}
+    spec = spec_of(kind)
+    chosen = range(spec.option_count) if options is None else options
+    return {int(o): spec.describe(int(o)) for o in chosen}
 
 
 def by_name(kind: int, text: str) -> int:
     """The option of `kind` whose name is `text`; ValueError listing close names otherwise."""
-    for option, option_name in names(kind).items():
-        if option_name == text:
-            return option
-    close = difflib.get_close_matches(text, list(names(kind).values()), n=5, cutoff=0.5)
+    texts = spec_of(kind).codec.texts
+    if text in texts:
+        return texts.index(text)
+    close = difflib.get_close_matches(text, list(texts), n=5, cutoff=0.5)
     raise ValueError(
         f"{DecisionKind(kind).name} has no option named {text!r}; similar names: {close}"
     )

@@ -32,7 +32,7 @@ OFFER_NOBODY: Final = OFFER_CODEC.offset("nobody")
 _OFFER_BASE: Final = OFFER_CODEC.offset("offer")
 _OFFER_VALUES: Final = OFFER_CODEC.value_table
 # DICE_SPLIT: how many of the shared dice go to the other party (0 is never legal).
-SPLIT_CODEC = OptionCodec(
+DICE_SPLIT_CODEC = OptionCodec(
     OptionBlock("give", "give {dice} dice", (OptionField("dice", number_labels(5)),))
 )
 
@@ -170,7 +170,7 @@ DECISION_SPECS: tuple[DecisionSpec, ...] = (
     ),
     DecisionSpec(
         DecisionKind.DICE_SPLIT,
-        SPLIT_CODEC,
+        DICE_SPLIT_CODEC,
         legal_split,
         apply_split,
         table_position=9,

@@ -65,7 +65,6 @@ def decode_land(option: int) -> tuple[int, ...]:
     return _LAND_VALUES[option]
 
 
-
 @runner(Phase.LAND_START)
 def run_land_start(state: GameState) -> None:
     """LAND-1: harvester income, or on Shai-Hulud none and a harvester lost."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...engine import GameState
 from ...engine.constants import Faction
-from ...engine.decisions import decode_offer
+from ...engine.decisions import OFFER_NOBODY, decode_offer
 from ...engine.rules import alliance_regions
 from .features import strategic_count
 from .style import Style
@@ -15,9 +15,9 @@ def ally_offer(style: Style, s: GameState, seat: int, options: list[int]) -> int
     (END-2), to a partner not close to winning alone; the economic style also asks a
     Corrino with stored spice (COR-3)."""
     me = s.seat_faction[seat]
-    best, best_value = 0, 0.0
+    best, best_value = OFFER_NOBODY, 0.0
     for option in options:
-        if option == 0:
+        if option == OFFER_NOBODY:
             continue
         target, _symbol = decode_offer(option)
         if strategic_count(s, target) >= 2:

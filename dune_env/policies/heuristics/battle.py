@@ -14,6 +14,8 @@ from ...engine.constants import NO_ONE, NUM_UNIT_TYPES, Faction, leaders_strengt
 from ...engine.decisions import (
     BID_DONE,
     BID_LEADER_BASE,
+    FACE_DANCER_STOP,
+    VICTIM_CODEC,
     bid_leader_option,
     decode_unit,
     unit_option,
@@ -49,17 +51,17 @@ def infiltration(style: Style, s: GameState, seat: int, options: list[int]) -> i
 
 
 def fortress_victim(style: Style, s: GameState, seat: int, options: list[int]) -> int:
-    """Lose the ally's unit before ours, a regular unit before a Sardaukar (the options are
-    faction * NUM_UNIT_TYPES + unit type, BATTLE-3)."""
+    """Lose the ally's unit before ours, a regular unit before a Sardaukar (BATTLE-3)."""
     me = s.seat_faction[seat]
-    return min(options, key=lambda o: (o // NUM_UNIT_TYPES == me, o % NUM_UNIT_TYPES))
+    victims = VICTIM_CODEC.value_table  # option -> (faction, unit type)
+    return min(options, key=lambda o: (victims[o][0] == me, victims[o][1]))
 
 
 def face_dancer(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """Replace the strongest enemy unit first (always worth it)."""
-    best, best_value = 0, 0.0
+    best, best_value = FACE_DANCER_STOP, 0.0
     for option in options:
-        if option == 0:
+        if option == FACE_DANCER_STOP:
             continue
         faction, unit_type = decode_unit(option)
         value = 1.0 + (1.0 if faction == Faction.FREMEN or unit_type else 0.0)

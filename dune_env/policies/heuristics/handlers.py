@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...engine import DecisionKind, GameState
+from ...engine.decisions import SPECS
 from . import alliance, battle, dice, kanly, landing, movement, recruit, setup
 from . import property as property_step
 from .style import Style
@@ -44,8 +45,15 @@ HANDLERS: dict[DecisionKind, Handler] = {
 
 
 def handler_table() -> tuple[Handler, ...]:
-    """The handlers indexed by decision kind; a kind without a handler is an error."""
-    missing = [kind.name for kind in DecisionKind if kind not in HANDLERS]
+    """The handlers indexed by decision kind, for every kind of the engine's registry
+    (`dune_env.engine.decisions.SPECS`); a kind without a handler is an error naming it."""
+    missing = [spec.kind.name for spec in SPECS if spec.kind not in HANDLERS]
     if missing:
-        raise LookupError(f"heuristics: no handler for decision kinds {missing}")
-    return tuple(HANDLERS[kind] for kind in sorted(DecisionKind))
+        raise LookupError(
+            f"heuristics: no handler for decision kinds {missing}; add one to HANDLERS in "
+            "dune_env/policies/heuristics/handlers.py"
+        )
+    unknown = [kind.name for kind in HANDLERS if kind not in {spec.kind for spec in SPECS}]
+    if unknown:  # pragma: no cover - the enum and the registry agree at import
+        raise LookupError(f"heuristics: handlers for unregistered decision kinds {unknown}")
+    return tuple(HANDLERS[spec.kind] for spec in SPECS)

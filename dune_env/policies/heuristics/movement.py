@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...engine import GameState
 from ...engine.constants import NO_ONE, Token
-from ...engine.decisions import decode_move
+from ...engine.decisions import MOVE_STOP, decode_move
 from ...engine.rules import POLAR
 from .features import (
     STRATEGIC,
@@ -33,11 +33,11 @@ def move(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     wanted = wanted_in_target(style, s, me, friend, target, me == active)
     have = strength(s, me, target)
     if have >= wanted:
-        return 0
+        return MOVE_STOP
     # Choose a source: the one with most spare units, non-strategic first.
-    best, best_key = 0, (-1.0, 0.0)
+    best, best_key = MOVE_STOP, (-1.0, 0.0)
     for option in options:
-        if option == 0:
+        if option == MOVE_STOP:
             continue
         src, unit_type = decode_move(option)
         spare = count(s, me, src) - keep_in(style, s, me, src)

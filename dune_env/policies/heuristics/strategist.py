@@ -38,6 +38,9 @@ from ...engine.decisions import (
     KANLY_TAKE,
     LAND_SMUGGLERS_LEADER,
     LAND_STOP,
+    MOVE_STOP,
+    OFFER_NOBODY,
+    SPECS,
     decode_kanly_kill,
     decode_land,
     decode_move,
@@ -328,10 +331,10 @@ def move(style: Style, s: GameState, seat: int, options: list[int]) -> int:
         wanted = max(wanted, _garrison(style))
     have = movement.strength(s, me, target)
     if have >= wanted:
-        return 0
-    best, best_key = 0, (-1.0, 0.0)
+        return MOVE_STOP
+    best, best_key = MOVE_STOP, (-1.0, 0.0)
     for option in options:
-        if option == 0:
+        if option == MOVE_STOP:
             continue
         src, unit_type = decode_move(option)
         spare = count(s, me, src) - movement.keep_in(style, s, me, src)
@@ -383,9 +386,9 @@ def ally_offer(style: Style, s: GameState, seat: int, options: list[int]) -> int
     three strategic regions, or two with one of them ours.  Only the active player can win at
     the end of this turn (END-1), so a strong partner is no danger during our own turn."""
     me = s.seat_faction[seat]
-    best, best_value = 0, 0.0
+    best, best_value = OFFER_NOBODY, 0.0
     for option in options:
-        if option == 0:
+        if option == OFFER_NOBODY:
             continue
         target, _symbol = decode_offer(option)
         together = alliance_regions(s, me, target)
@@ -429,7 +432,7 @@ OVERRIDES: dict[DecisionKind, Handler] = {
 def strategist_handlers() -> tuple[Handler, ...]:
     table = dict(HANDLERS)
     table.update(OVERRIDES)
-    return tuple(table[kind] for kind in sorted(DecisionKind))
+    return tuple(table[spec.kind] for spec in SPECS)
 
 
 class StrategistPolicy(HeuristicPolicy):
