@@ -205,12 +205,16 @@ class OptionCodec:
         """The field values of an option known to be in range (unchecked, a table lookup)."""
         return self.value_table[option]
 
-    def __repr__(self) -> str:
+    def layout(self) -> str:
+        """The packing in one line, e.g. ``stop | land(region: 10, unit_type: 2)``."""
         parts = []
         for b in self.blocks:
             inner = ", ".join(f"{f.name}: {f.size}" for f in b.fields)
             parts.append(f"{b.name}({inner})" if inner else b.name)
-        return f"OptionCodec({' | '.join(parts)})"
+        return " | ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"OptionCodec({self.layout()})"
 
 
 def _mixed_radix(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
