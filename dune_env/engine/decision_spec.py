@@ -10,7 +10,8 @@ poses it (`dune_env/engine/steps/*.py`, `DECISION_SPECS`):
 - `legal` / `apply`: the step's legality function (used both for the mask and for checking an
   applied option) and its effect;
 - `table_position`: the place of the kind's block in the environment's action table;
-- `rules`: the rule IDs the decision implements.
+- `rules`: the rule IDs the decision implements, `summary` what it decides;
+- `hidden`: whether the option chosen is secret from the other seats.
 
 `dune_env.engine.decisions` collects the specs; the option counts, `describe_option`, the
 action table, the generated docs and the option builders of `dune_env.engine.options` derive
@@ -240,6 +241,8 @@ class DecisionSpec:
     table_position: int
     rules: str
     summary: str = field(default="")
+    # The option chosen is secret from the other seats (BG-0 prediction, BATTLE-5 bids).
+    hidden: bool = field(default=False)
 
     @property
     def option_count(self) -> int:

@@ -152,7 +152,9 @@ def decisions_markdown() -> str:
         )
     summaries = ["", "## What each kind decides", ""]
     for kind in action_table.KIND_ORDER:
-        summaries.append(f"- **{kind.name}** ({SPECS[kind].rules}): {SPECS[kind].summary}.")
+        spec = SPECS[kind]
+        secret = " The option chosen is hidden from the other seats." if spec.hidden else ""
+        summaries.append(f"- **{kind.name}** ({spec.rules}): {spec.summary}.{secret}")
     return _DECISIONS_INTRO + "\n".join(rows + summaries) + "\n"
 
 

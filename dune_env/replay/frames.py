@@ -23,7 +23,7 @@ from ..engine.constants import (
     MAX_ROUNDS,
     TOKEN_NAMES,
 )
-from ..engine.decisions import DecisionKind, describe_option
+from ..engine.decisions import SPECS, DecisionKind, describe_option
 from ..engine.events import render
 from ..engine.game import IllegalOptionError
 from ..engine.map_data import DEFAULT_MAP
@@ -34,7 +34,7 @@ from ..environment.render import FACTION_COLOURS
 from .record import ReplayError, ReplayRecord
 
 # Decisions whose chosen option (and legal options) only their decider sees.
-HIDDEN_DECISIONS = frozenset({DecisionKind.BID, DecisionKind.BG_PREDICTION})
+HIDDEN_DECISIONS = frozenset(spec.kind for spec in SPECS if spec.hidden)  # BATTLE-5, BG-0
 MAP_SIZE = 560
 
 

@@ -194,6 +194,16 @@ def test_engine_poses_only_registered_kinds_with_in_range_options() -> None:
     assert len(seen) >= 15  # the games reach most kinds
 
 
+def test_hidden_kinds_are_the_secret_choices() -> None:
+    """BG-0 (the prediction) and BATTLE-5 (the bids) are the only secret choices; the replay's
+    seat views derive their hiding from the specs."""
+    from dune_env.replay.frames import HIDDEN_DECISIONS
+
+    hidden = {spec.kind for spec in SPECS if spec.hidden}
+    assert hidden == {DecisionKind.BG_PREDICTION, DecisionKind.BID}
+    assert HIDDEN_DECISIONS == hidden
+
+
 def test_bots_dispatch_covers_the_registry() -> None:
     table = handlers.handler_table()
     assert len(table) == len(SPECS)

@@ -463,6 +463,7 @@ DECISION_SPECS: tuple[DecisionSpec, ...] = (
         apply_bid,
         table_position=25,
         rules="BATTLE-5",
-        summary="commit one more unit or leader token to the hidden bid, or stop (hidden)",
+        summary="commit one more unit or leader token to the hidden bid, or stop",
+        hidden=True,
     ),
 )

@@ -236,6 +236,7 @@ DECISION_SPECS: tuple[DecisionSpec, ...] = (
         apply_prediction,
         table_position=3,
         rules="BG-0",
-        summary="the Bene Gesserit's secret prediction (hidden)",
+        summary="the Bene Gesserit's secret prediction",
+        hidden=True,
     ),
 )
