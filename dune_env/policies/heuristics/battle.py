@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...engine import GameState, Phase
 from ...engine.constants import NO_ONE, NUM_UNIT_TYPES, Faction, leaders_strength
 from ...engine.decisions import (
+    BID_CODEC,
     BID_DONE,
     BID_LEADER_BASE,
     FACE_DANCER_STOP,
@@ -90,7 +91,7 @@ def bid(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     committed_leaders = s.bid_leaders[side]
     for option in plan:
         if option >= BID_LEADER_BASE:
-            f = option - BID_LEADER_BASE
+            (f,) = BID_CODEC.values(option)
             # plan lists a leader option once per token
             if committed_leaders[f] < plan.count(option) and option in options:
                 return option
@@ -154,7 +155,7 @@ def bid_plan(style: Style, s: GameState, seat: int, side: int) -> list[int]:
 
 def droppable(piece: Piece, chosen: list[Piece]) -> bool:
     """An Atreides leader token may be dropped only as the second one (ATR-1 strengths)."""
-    if piece[2] >= BID_LEADER_BASE and piece[2] - BID_LEADER_BASE == Faction.ATREIDES:
+    if piece[2] == bid_leader_option(Faction.ATREIDES):
         same = [p for p in chosen if p[2] == piece[2]]
         return len(same) == 1 or piece[1] == 2
     return True
