@@ -76,7 +76,9 @@ def draw(state: GameState, n: int, event: int, index: int = 0) -> int:
     """Outcome `index` in [0, n) of the chance event `event` (a `state.rng.prefix(...)`),
     recorded next to the decision it follows."""
     value = state.rng.below(n, event, index)
-    state.history[-1].append(value)
+    chance = state.history[-1].chance
+    assert isinstance(chance, list), "engine bug: chance drawn into a finished history row"
+    chance.append(value)
     return value
 
 
