@@ -196,3 +196,42 @@ def test_history_rows_are_named() -> None:
     assert rows[0].chance  # the set-up's draws
     assert game.chosen_options() == [row.option for row in rows[1:] if not row.forced]
     assert [row.to_list() for row in rows] == _fixture()["mid"]["history"]
+
+
+def test_event_registry_covers_every_kind_and_every_logged_event() -> None:
+    """Every EventKind has registered arguments, and every event of varied games (all player
+    counts) checks against them and reads back by name."""
+    from dune_env.engine.events import EVENT_FIELDS, EventKind, check_event, event_args
+
+    assert set(EVENT_FIELDS) == set(EventKind)
+    seen: set[int] = set()
+    for players in range(3, 9):
+        game = Game(GameConfig(num_players=players, record_events=True), seed=players)
+        chooser = DiceRng(players)
+        while not game.terminal:
+            options = game.legal_options()
+            game.apply(options[chooser.below(len(options))])
+        for event in game.state.events:
+            assert check_event(event) == "", event
+            args = event_args(event)
+            assert [f.name for f in EVENT_FIELDS[event[0]]] == list(args)
+            seen.add(event[0])
+    assert len(seen) > 30
+    battle = next(e for e in game.state.events if e[0] == EventKind.BATTLE_RESULT)
+    assert event_args(battle)["winner_side"] == battle[4]
+
+
+@pytest.mark.parametrize(
+    ("event", "named"),
+    [
+        ([23, 2, 3, 5, 1], "unit_type"),  # LAND with unit type 5
+        ([23, 2, 3, 1], "LAND"),  # an argument short
+        ([99], "EventKind"),
+        ([5, 1], "no arguments"),  # PREDICTION_MADE
+    ],
+)
+def test_malformed_event_is_named(event: list[int], named: str) -> None:
+    data = _fixture()["mid"]
+    data["events"][3] = event
+    with pytest.raises(SnapshotError, match=f"events\\[3\\].*{named}"):
+        Game.restore(data)

@@ -1,15 +1,32 @@
 """Structured events and their one-line English rendering.
 
-An event is a tuple of ints: (EventKind, *args).  Hidden information (the Bene Gesserit
-prediction, bids before the reveal) is never put in an event: the log is public.
+An event is a tuple of ints: (EventKind, *args), the arguments of each kind named by the
+registry EVENT_FIELDS (from which snapshot validation and `event_args` derive).  Hidden
+information (the Bene Gesserit prediction, bids before the reveal) is never put in an event:
+the log is public.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
-from .constants import FACTION_NAMES, KANLY_NAMES, NO_ONE, TOKEN_NAMES
-from .map_data import DEFAULT_MAP
+from .constants import (
+    CARD,
+    FACES_PER_DIE,
+    FACTION_NAMES,
+    KANLY_NAMES,
+    NO_ONE,
+    NUM_DICE,
+    NUM_FACTIONS,
+    NUM_REGIONS,
+    NUM_TOKEN_TYPES,
+    NUM_UNIT_TYPES,
+    RESERVE,
+    TOKEN_NAMES,
+)
+from .map_data import DEFAULT_MAP, NUM_SECTORS
+from .records import ANY_LENGTH, RecordField, check_flat
 
 
 class EventKind(IntEnum):
@@ -59,6 +76,125 @@ class EventKind(IntEnum):
     VICTORY = 43  # kind (0 solo, 1 alliance, 2 time-out, 3 none), winner seats...
     TURN_END = 44  # seat
     BG_TAKES = 45  # predicted faction whose win the BG takes
+
+
+def _fields(*spec: tuple[str, int, int] | tuple[str, int, int, int]) -> tuple[RecordField, ...]:
+    """(name, lo, hi) for an int argument, (name, width, lo, hi) for a run of them."""
+    return tuple(RecordField(s[0], 1, s[1], s[2]) if len(s) == 3 else RecordField(*s) for s in spec)
+
+
+_FAC = (0, NUM_FACTIONS - 1)
+_ANY_FAC = (NO_ONE, NUM_FACTIONS - 1)
+_REG = (0, NUM_REGIONS - 1)
+_SEAT = (0, 7)
+_UT = (0, NUM_UNIT_TYPES - 1)
+_N = (0, 255)  # counts, amounts and strengths (generous bounds)
+_DEST = (CARD, RESERVE)
+
+# The registry: each kind's argument names and bounds, in order.
+EVENT_FIELDS: Final[dict[int, tuple[RecordField, ...]]] = {
+    EventKind.SETUP_STORM: _fields(("sector", 1, NUM_SECTORS)),
+    EventKind.SETUP_TOKEN: _fields(("region", *_REG), ("token", 0, NUM_TOKEN_TYPES - 1)),
+    EventKind.FIRST_PLAYER: _fields(("seat", *_SEAT)),
+    EventKind.FACTION: _fields(("seat", *_SEAT), ("faction", *_FAC)),
+    EventKind.SETUP_UNITS: _fields(("faction", *_FAC), ("region", *_REG), ("count", *_N)),
+    EventKind.PREDICTION_MADE: (),
+    EventKind.TURN_START: _fields(("round", 1, 6), ("seat", *_SEAT), ("faction", *_FAC)),
+    EventKind.ROLL: _fields(("faces", NUM_DICE, 0, FACES_PER_DIE - 1), ("mask", 0, 127)),
+    EventKind.FIX: _fields(("faction", *_FAC), ("mask", 0, 127)),
+    EventKind.THUMPER_USED: _fields(("faction", *_FAC)),
+    EventKind.PITER: _fields(("faction", *_FAC)),
+    EventKind.AXOLOTL: _fields(("symbol", *_FAC)),
+    EventKind.ALLY_OFFER: _fields(("faction", *_FAC), ("target", *_ANY_FAC), ("symbol", *_ANY_FAC)),
+    EventKind.ALLY_ANSWER: _fields(("target", *_FAC), ("accepted", 0, 1)),
+    EventKind.DICE_SPLIT: _fields(("dice", 0, 4)),
+    EventKind.RECRUIT: _fields(("faction", *_FAC), ("what", 1, 3)),
+    EventKind.GHOLA: _fields(("faction", *_FAC)),
+    EventKind.KANLY_KILL: _fields(
+        ("face", 0, FACES_PER_DIE - 1), ("region", *_REG), ("faction", *_FAC), ("unit_type", *_UT)
+    ),
+    EventKind.KANLY_TAKE: _fields(
+        ("face", 0, FACES_PER_DIE - 1), ("taker", *_FAC), ("previous", *_ANY_FAC)
+    ),
+    EventKind.HARVEST: _fields(("spice", *_N)),
+    EventKind.HARVESTER_LOST: _fields(("region", *_REG)),
+    EventKind.SPICE_GIFT: _fields(("giver", *_FAC), ("amount", *_N)),
+    EventKind.CONSENT: _fields(("ally", *_FAC), ("yes", 0, 1)),
+    EventKind.LAND: _fields(
+        ("faction", *_FAC), ("region", *_REG), ("unit_type", *_UT), ("cost", *_N)
+    ),
+    EventKind.SMUGGLERS_LEADER: _fields(("faction", *_FAC)),
+    EventKind.GRANT: _fields(("amount", *_N)),
+    EventKind.GUILD_INCOME: _fields(("amount", *_N), ("lander", *_FAC)),
+    EventKind.TARGET: _fields(("region", *_REG)),
+    EventKind.MOVE: _fields(
+        ("faction", *_FAC), ("from_region", *_REG), ("to_region", *_REG), ("unit_type", *_UT)
+    ),
+    EventKind.BATTLE_START: _fields(("region", *_REG), ("attacker", *_FAC), ("defender", *_FAC)),
+    EventKind.FORTRESS: _fields(("region", *_REG), ("faction", *_FAC), ("unit_type", *_UT)),
+    EventKind.INFILTRATION: _fields(("region", *_REG)),
+    EventKind.FACE_DANCER: _fields(("region", *_REG), ("faction", *_FAC), ("unit_type", *_UT)),
+    EventKind.LEND: _fields(("faction", *_FAC), ("lent", 0, 1)),
+    EventKind.BATTLE_BIDS: _fields(
+        ("side", 0, 1),
+        ("strength", *_N),
+        ("units", NUM_FACTIONS * NUM_UNIT_TYPES, *_N),
+        ("leaders", NUM_FACTIONS, *_N),
+    ),
+    EventKind.BATTLE_RESULT: _fields(
+        ("region", *_REG),
+        ("attacker_strength", *_N),
+        ("defender_strength", *_N),
+        ("winner_side", 0, 1),
+    ),
+    EventKind.LOSS: _fields(
+        ("faction", *_FAC),
+        ("region", *_REG),
+        ("unit_type", *_UT),
+        ("count", *_N),
+        ("destination", *_DEST),
+    ),
+    EventKind.LEADER_LOST: _fields(("faction", *_FAC), ("count", *_N)),
+    EventKind.PROPERTY: _fields(
+        ("region", *_REG),
+        ("old_token", NO_ONE, NUM_TOKEN_TYPES - 1),
+        ("new_token", 0, NUM_TOKEN_TYPES - 1),
+    ),
+    EventKind.STORM_MOVE: _fields(("from_sector", 1, NUM_SECTORS), ("to_sector", 1, NUM_SECTORS)),
+    EventKind.STORM_LOSS: _fields(
+        ("region", *_REG), ("faction", *_FAC), ("unit_type", *_UT), ("destination", *_DEST)
+    ),
+    EventKind.ORNITHOPTER_LOST: _fields(("region", *_REG)),
+    EventKind.CHOAM: _fields(("amount", *_N)),
+    EventKind.VICTORY: _fields(("kind", 0, 3), ("winners", ANY_LENGTH, *_SEAT)),
+    EventKind.TURN_END: _fields(("seat", *_SEAT)),
+    EventKind.BG_TAKES: _fields(("faction", *_FAC)),
+}
+
+
+def check_event(event: list[int] | tuple[int, ...], what: str = "event") -> str:
+    """'' if `event` is a valid event (per EVENT_FIELDS), else what is wrong with it."""
+    if not event or event[0] not in EVENT_FIELDS:
+        return f"{what} must start with an EventKind 0..{len(EVENT_FIELDS) - 1}"
+    fields = EVENT_FIELDS[event[0]]
+    if not fields:
+        return "" if len(event) == 1 else f"{what} ({EventKind(event[0]).name}) has no arguments"
+    return check_flat(list(event[1:]), fields, f"{what} ({EventKind(event[0]).name})")
+
+
+def event_args(event: tuple[int, ...]) -> dict[str, int | tuple[int, ...]]:
+    """An event's arguments by name (EVENT_FIELDS), e.g. `event_args(e)["faction"]`."""
+    args: dict[str, int | tuple[int, ...]] = {}
+    start = 1
+    for field in EVENT_FIELDS[event[0]]:
+        if field.width == 1:
+            args[field.name] = event[start]
+            start += 1
+        else:
+            stop = len(event) if field.width == ANY_LENGTH else start + field.width
+            args[field.name] = tuple(event[start:stop])
+            start = stop
+    return args
 
 
 _R = DEFAULT_MAP.names

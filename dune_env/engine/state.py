@@ -23,6 +23,7 @@ from .constants import (
     NUM_UNIT_TYPES,
     PROPERTY_TOKENS_PER_TYPE,
     RESERVE,
+    STORAGE_CAP,
     UNIT_COUNTS,
 )
 from .decisions import NUM_DECISION_KINDS
@@ -137,7 +138,7 @@ STATE_FIELDS: Final = (
     StateField("region_token", INTS, NO_ONE, NUM_TOKEN_TYPES - 1, NUM_REGIONS),
     StateField("token_supply", INTS, 0, PROPERTY_TOKENS_PER_TYPE, NUM_TOKEN_TYPES),
     StateField("thumpers", INTS, 0, 1, NUM_FACTIONS),
-    StateField("storage", INTS, 0, 5, NUM_FACTIONS),
+    StateField("storage", INTS, 0, STORAGE_CAP, NUM_FACTIONS),
     StateField("dice_faces", INTS, 0, FACES_PER_DIE - 1, NUM_DICE),
     StateField("dice_fixed", FLAGS, length=NUM_DICE),
     StateField("dice_used", FLAGS, length=4),
@@ -299,8 +300,8 @@ class GameState:
         self.rng = source.rng.clone()
         self.seat_faction = source.seat_faction[:]
         self.faction_seat = source.faction_seat[:]
-        self.units = [row[:] for row in source.units]
-        self.leaders = [row[:] for row in source.leaders]
+        self.units = list(map(list.copy, source.units))
+        self.leaders = list(map(list.copy, source.leaders))
         self.region_token = source.region_token[:]
         self.token_supply = source.token_supply[:]
         self.shield_holder = source.shield_holder
@@ -337,8 +338,8 @@ class GameState:
         self.face_dancer_done = source.face_dancer_done
         self.lend_queue = source.lend_queue[:]
         self.lent = source.lent[:]
-        self.bid_units = [row[:] for row in source.bid_units]
-        self.bid_leaders = [row[:] for row in source.bid_leaders]
+        self.bid_units = list(map(list.copy, source.bid_units))
+        self.bid_leaders = list(map(list.copy, source.bid_leaders))
         self.last_battle = source.last_battle
         self.pending_kind = source.pending_kind
         self.pending_seat = source.pending_seat

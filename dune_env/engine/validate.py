@@ -22,7 +22,7 @@ from .constants import (
     available_factions,
 )
 from .decisions import NUM_DECISION_KINDS, OPTION_COUNTS, DecisionKind
-from .events import render
+from .events import check_event, render
 from .records import LAST_BATTLE_FIELDS, HistoryRow, LastBattle, check_flat, frozen_history
 from .rng import ChanceRng
 from .state import (
@@ -484,6 +484,9 @@ def _events(events: Any) -> list[tuple[int, ...]]:
             raise SnapshotError(
                 f"snapshot field {name} must be 1 to {MAX_EVENT_LENGTH} ints in -1..255"
             )
+        problem = check_event(event, f"snapshot field {name}")
+        if problem:
+            raise SnapshotError(problem)
         item = tuple(event)
         try:
             render(item)
