@@ -229,9 +229,7 @@ def play_game(
     bg_took = 0
     for event in reversed(state.events):
         if event[0] == EventKind.VICTORY:
-            win_kind = event_args(event)["kind"]
-            assert isinstance(win_kind, int)
-            kind = WIN_KINDS[win_kind]
+            kind = WIN_KINDS[event_args(event)["kind"]]
             break
     bg_took = int(any(e[0] == EventKind.BG_TAKES for e in state.events[-3:]))
     return [
