@@ -160,8 +160,10 @@ def _check_index(what: str, value: int, bound: int, allowed: str = "") -> None:
 def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> None:
     kind = state.pending_kind
     history = state.history
-    history[-1] = history[-1].frozen()  # a finished row is frozen: clones share it safely
-    history.append(HistoryRow(state.pending_seat, kind, option, int(forced), []))
+    last = history[-1]
+    if isinstance(last.chance, list):  # a finished row is frozen: clones share it safely
+        history[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, tuple(last.chance))
+    history.append(HistoryRow(state.pending_seat, kind, option, int(forced), ()))
     state.decision_count += 1
     clear_pending(state)
     APPLY[kind](state, option)

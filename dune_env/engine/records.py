@@ -72,9 +72,10 @@ LAST_BATTLE_FIELDS: Final = (
 class HistoryRow(NamedTuple):
     """One decision and the chance outcomes drawn after it, until the next decision.
 
-    Row 0 holds the set-up's chance only (seat, kind and option NO_ONE).  `chance` is a list
-    while the row is the last one (outcomes are appended to it) and a tuple once the next
-    decision is recorded, so that clones share finished rows safely."""
+    Row 0 holds the set-up's chance only (seat, kind and option NO_ONE).  `chance` is a tuple,
+    except in the last row once an outcome has been drawn after it: then a list, to which the
+    next outcomes are appended, frozen to a tuple when the next decision is recorded.  So rows
+    are immutable and clones share them (a clone copies an open list)."""
 
     seat: int
     kind: int
@@ -106,19 +107,14 @@ HISTORY_ROW_FIELDS: Final = (
 
 def opening_row() -> HistoryRow:
     """Row 0 of a new game's history: the set-up's chance outcomes are appended to it."""
-    return HistoryRow(NO_ONE, NO_ONE, NO_ONE, 0, [])
+    return HistoryRow(NO_ONE, NO_ONE, NO_ONE, 0, ())
 
 
 def frozen_history(rows: Sequence[HistoryRow | Sequence[int]]) -> list[HistoryRow]:
-    """History rows as the engine keeps them (rows or flat lists in): finished rows frozen,
-    the last one open to chance outcomes."""
-    out = [
+    """History rows as the engine keeps them (rows or flat lists in), frozen."""
+    return [
         (row if isinstance(row, HistoryRow) else HistoryRow.from_list(row)).frozen() for row in rows
     ]
-    if out:
-        last = out[-1]
-        out[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, list(last.chance))
-    return out
 
 
 def flat_width(fields: Sequence[RecordField]) -> int:

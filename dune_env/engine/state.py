@@ -283,8 +283,8 @@ class GameState:
         self.pending_seat = NO_ONE
         self.winners: list[int] = []  # seats
         self.rewards: list[float] = [0.0] * n
-        # Finished rows are frozen (their chance a tuple); the last row's chance is a list, to
-        # which chance outcomes are appended (records.HistoryRow).
+        # Rows are immutable records shared by clones, except the chance list of the last row
+        # once an outcome has been drawn after it (records.HistoryRow).
         self.history: list[HistoryRow] = []
         self.events: list[tuple[int, ...]] = []  # tuples of ints (events.py)
         self.decision_count = 0
@@ -348,7 +348,10 @@ class GameState:
         history = source.history[:]
         if history:
             last = history[-1]
-            history[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, [*last.chance])
+            if isinstance(last.chance, list):  # the open row, which draws append to
+                history[-1] = HistoryRow(
+                    last.seat, last.kind, last.option, last.forced, [*last.chance]
+                )
         self.history = history
         self.events = source.events[:]
         self.decision_count = source.decision_count
