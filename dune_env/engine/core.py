@@ -70,7 +70,7 @@ def ask_known(state: GameState, kind: DecisionKind, seat: int, options: list[int
 
 def emit(state: GameState, *event: int) -> None:
     if state.config.record_events:
-        state.events.append(tuple(int(x) for x in event))
+        state.events.append(tuple(map(int, event)))  # (plain ints: no IntEnum, no bool)
 
 
 def draw(state: GameState, n: int, event: int, index: int = 0) -> int:

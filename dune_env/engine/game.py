@@ -134,7 +134,8 @@ def legal_options(state: GameState) -> list[int]:
     return cache
 
 
-_GAME_OVER = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
+_GAME_OVER = int(Phase.GAME_OVER)
+_new_row = tuple.__new__  # (a plain int: enum attribute lookups are slow)
 
 
 def advance(state: GameState) -> None:
@@ -163,7 +164,8 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
     last = history[-1]
     if isinstance(last.chance, list):  # a finished row is frozen: clones share it safely
         history[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, tuple(last.chance))
-    history.append(HistoryRow(state.pending_seat, kind, option, int(forced), ()))
+    # (tuple.__new__ builds the record without NamedTuple's Python-level __new__: a hot path)
+    history.append(_new_row(HistoryRow, (state.pending_seat, kind, option, int(forced), ())))
     state.decision_count += 1
     clear_pending(state)
     APPLY[kind](state, option)
