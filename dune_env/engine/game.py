@@ -96,6 +96,11 @@ class BattleResult:
         ]
         return cls(battle.region, sides[0], sides[1], battle.winner_side == 0)
 
+    @classmethod
+    def from_list(cls, packed: list[int]) -> BattleResult:
+        """From the flat snapshot form of `last_battle` (docs/snapshot.md)."""
+        return cls.from_record(LastBattle.from_list(packed))
+
 
 def _battle_side(
     faction: int, strength: int, units: tuple[int, ...], leaders: tuple[int, ...]
