@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dune_env.engine import Game, GameConfig
+from dune_env.engine import BattleResult, Game, GameConfig
 from dune_env.engine.records import (
     HISTORY_ROW_FIELDS,
     LAST_BATTLE_FIELDS,
@@ -170,6 +170,10 @@ def test_last_battle_round_trip_and_fields() -> None:
     assert len(battle.attacker_units) == len(battle.defender_units) == 16
     assert len(battle.attacker_leaders) == len(battle.defender_leaders) == 8
     assert check_flat(flat, LAST_BATTLE_FIELDS, "x") == ""
+    result = BattleResult.from_list(flat)
+    assert result == BattleResult.from_record(battle)
+    assert result.attacker.strength == battle.attacker_strength
+    assert result.attacker_won == (battle.winner_side == 0)
 
 
 @pytest.mark.parametrize(
