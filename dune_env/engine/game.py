@@ -139,8 +139,8 @@ def legal_options(state: GameState) -> list[int]:
     return cache
 
 
-_GAME_OVER = int(Phase.GAME_OVER)
-_new_row = tuple.__new__  # (a plain int: enum attribute lookups are slow)
+_GAME_OVER = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
+_new_row = tuple.__new__
 
 
 def advance(state: GameState) -> None:
