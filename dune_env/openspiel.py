@@ -58,6 +58,7 @@ from .engine.constants import (
 from .engine.core import ask
 from .engine.decisions import DecisionKind
 from .engine.game import advance, apply_legal, begin_setup, legal_options
+from .engine.records import opening_row
 from .engine.rules import legal_prediction
 from .engine.state import GameState, Phase
 from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
@@ -211,7 +212,7 @@ def _set_up(config: GameConfig, rng: Any = None, forced: list[int] | None = None
     if rng is not None:
         state.rng = rng
     state.rng.forced.extend(forced or [])
-    state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])  # chance before the first decision
+    state.history.append(opening_row())  # chance before the first decision
     begin_setup(state)
     advance(state)
     return state

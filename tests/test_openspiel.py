@@ -110,12 +110,12 @@ def _chance_after_each_decision(engine_game: Game) -> tuple[list[int], list[list
     """The engine's set-up draws, and for each chosen (non-forced) decision the draws made
     by it and by the forced decisions applied after it."""
     history = engine_game.state.history
-    setup = list(history[0][4:])
+    setup = list(history[0].chance)
     per_choice: list[list[int]] = []
     for row in history[1:]:
-        if not row[3]:
+        if not row.forced:
             per_choice.append([])
-        per_choice[-1].extend(row[4:])
+        per_choice[-1].extend(row.chance)
     return setup, per_choice
 
 

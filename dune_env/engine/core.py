@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from .constants import NO_ONE
 from .decision_spec import DecisionKind
+from .records import HistoryRow
 from .state import GameState, Phase
 
 RunFn = Callable[[GameState], None]
@@ -54,14 +55,20 @@ def ask_known(state: GameState, kind: DecisionKind, seat: int, options: list[int
 
 def emit(state: GameState, *event: int) -> None:
     if state.config.record_events:
-        state.events.append(tuple(int(x) for x in event))
+        state.events.append(tuple(map(int, event)))  # (plain ints: no IntEnum, no bool)
 
 
 def draw(state: GameState, n: int, event: int, index: int = 0) -> int:
     """Outcome `index` in [0, n) of the chance event `event` (a `state.rng.prefix(...)`),
     recorded next to the decision it follows."""
     value = state.rng.below(n, event, index)
-    state.history[-1].append(value)
+    history = state.history
+    row = history[-1]
+    chance = row.chance
+    if isinstance(chance, list):
+        chance.append(value)
+    else:  # the row's first outcome: a new row, open to appends (clones share the old one)
+        history[-1] = HistoryRow(row.seat, row.kind, row.option, row.forced, [*chance, value])
     return value
 
 

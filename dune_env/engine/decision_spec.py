@@ -29,11 +29,13 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .constants import FACTION_NAMES, NUM_DICE, TOKEN_NAMES
 from .map_data import DEFAULT_MAP
-from .state import GameState
+
+if TYPE_CHECKING:  # state.py imports DecisionKind from here
+    from .state import GameState
 
 
 class DecisionKind(IntEnum):
@@ -226,8 +228,8 @@ def _mixed_radix(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
     return combos
 
 
-LegalFn = Callable[[GameState], list[int]]
-ApplyFn = Callable[[GameState, int], None]
+LegalFn = Callable[["GameState"], list[int]]
+ApplyFn = Callable[["GameState", int], None]
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from .constants import (
 from .core import RUNNERS, clear_pending
 from .decisions import APPLY_FNS, LEGAL_FNS, DecisionKind, describe_option
 from .events import render
+from .records import HistoryRow, LastBattle, opening_row
 from .state import GameState, Phase
 from .steps.setup import begin_setup
 
@@ -78,22 +79,40 @@ class BattleResult:
         return self.attacker.faction if self.attacker_won else self.defender.faction
 
     @classmethod
+    def from_record(cls, battle: LastBattle) -> BattleResult:
+        sides = [
+            _battle_side(
+                battle.attacker,
+                battle.attacker_strength,
+                battle.attacker_units,
+                battle.attacker_leaders,
+            ),
+            _battle_side(
+                battle.defender,
+                battle.defender_strength,
+                battle.defender_units,
+                battle.defender_leaders,
+            ),
+        ]
+        return cls(battle.region, sides[0], sides[1], battle.winner_side == 0)
+
+    @classmethod
     def from_list(cls, packed: list[int]) -> BattleResult:
-        width = NUM_FACTIONS * NUM_UNIT_TYPES
-        sides = []
-        for side in (0, 1):
-            units_base = 6 + side * width
-            leaders_base = 6 + 2 * width + side * NUM_FACTIONS
-            units = {
-                f: (packed[units_base + 2 * f], packed[units_base + 2 * f + 1])
-                for f in range(NUM_FACTIONS)
-                if packed[units_base + 2 * f] or packed[units_base + 2 * f + 1]
-            }
-            leaders = {
-                f: packed[leaders_base + f] for f in range(NUM_FACTIONS) if packed[leaders_base + f]
-            }
-            sides.append(BattleSide(packed[1 + side], packed[3 + side], units, leaders))
-        return cls(packed[0], sides[0], sides[1], packed[5] == 0)
+        """From the flat snapshot form of `last_battle` (docs/snapshot.md)."""
+        return cls.from_record(LastBattle.from_list(packed))
+
+
+def _battle_side(
+    faction: int, strength: int, units: tuple[int, ...], leaders: tuple[int, ...]
+) -> BattleSide:
+    """One side of a `LastBattle` record, with the factions that committed nothing left out."""
+    by_faction = {
+        f: (units[NUM_UNIT_TYPES * f], units[NUM_UNIT_TYPES * f + 1])
+        for f in range(NUM_FACTIONS)
+        if units[NUM_UNIT_TYPES * f] or units[NUM_UNIT_TYPES * f + 1]
+    }
+    committed = {f: leaders[f] for f in range(NUM_FACTIONS) if leaders[f]}
+    return BattleSide(faction, strength, by_faction, committed)
 
 
 class EnginePolicyLike(Protocol):
@@ -121,6 +140,7 @@ def legal_options(state: GameState) -> list[int]:
 
 
 _GAME_OVER = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
+_new_row = tuple.__new__
 
 
 def advance(state: GameState) -> None:
@@ -146,8 +166,11 @@ def _check_index(what: str, value: int, bound: int, allowed: str = "") -> None:
 def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> None:
     kind = state.pending_kind
     history = state.history
-    history[-1] = tuple(history[-1])  # a finished row is frozen: clones share it safely
-    history.append([state.pending_seat, kind, option, int(forced)])
+    last = history[-1]
+    if isinstance(last.chance, list):  # a finished row is frozen: clones share it safely
+        history[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, tuple(last.chance))
+    # (tuple.__new__ builds the record without NamedTuple's Python-level __new__: a hot path)
+    history.append(_new_row(HistoryRow, (state.pending_seat, kind, option, int(forced), ())))
     state.decision_count += 1
     clear_pending(state)
     APPLY_FNS[kind](state, option)
@@ -197,7 +220,7 @@ def apply_legal(state: GameState, option: int) -> None:
 
 def new_state(config: GameConfig, seed: int) -> GameState:
     state = GameState(config, check_seed(seed))
-    state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])  # chance before the first decision
+    state.history.append(opening_row())  # chance before the first decision
     begin_setup(state)
     advance(state)
     return state
@@ -208,7 +231,21 @@ class Game:
 
     __slots__ = ("state",)
 
-    def __init__(self, config: GameConfig | None = None, seed: int = 0, **options: Any) -> None:
+    def __init__(
+        self,
+        config: GameConfig | None = None,
+        seed: int = 0,
+        *,
+        state: GameState | None = None,
+        **options: Any,
+    ) -> None:
+        """A new game of `config` (or of keyword options) dealt by `seed`; or, given `state`
+        alone, the game over that state (`from_state`)."""
+        if state is not None:
+            if config is not None or options:
+                raise TypeError("pass either a state or a configuration, not both")
+            self.state = state
+            return
         if config is None:
             config = GameConfig.from_dict(options)
         elif options:
@@ -217,9 +254,8 @@ class Game:
 
     @classmethod
     def from_state(cls, state: GameState) -> Game:
-        game = cls.__new__(cls)
-        game.state = state
-        return game
+        """A game over `state` (not copied)."""
+        return cls(state=state)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -315,8 +351,8 @@ class Game:
     @property
     def last_battle(self) -> BattleResult | None:
         """The last resolved battle (both bids revealed), or None before any battle."""
-        packed = self.state.last_battle
-        return BattleResult.from_list(packed) if packed else None
+        battle = self.state.last_battle
+        return None if battle is None else BattleResult.from_record(battle)
 
     # --- running to a step ---------------------------------------------------------------
 
@@ -420,4 +456,4 @@ class Game:
 
     def chosen_options(self) -> list[int]:
         """The options chosen by players so far (forced ones excluded), for `replay`."""
-        return [row[2] for row in self.state.history[1:] if not row[3]]
+        return [row.option for row in self.state.history[1:] if not row.forced]

@@ -1,7 +1,9 @@
-"""The map of Arrakis as data (MAP-1, MAP-2; CL-2: reconstructed, replaceable).
+"""The map of Arrakis as data (MAP-1, MAP-2; CL-2: reconstructed).
 
-A different map can be supplied by building another `GameMap` and passing it in the
-configuration; nothing else in the engine names a region.
+The engine plays this one map, `DEFAULT_MAP`: its ten regions are fixed in `Region`,
+`NUM_REGIONS`, snapshots and the observation layout, and the rules name some of them (the
+Polar Cap, the Fremen sietches).  `GameMap` checks the data's consistency (one entry per
+region, symmetric borders); it is not a configuration option.
 """
 
 from __future__ import annotations

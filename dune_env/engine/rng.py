@@ -71,11 +71,7 @@ class ChanceRng:
         return (_mix((prefix ^ index) + _GOLDEN & _MASK64) * n) >> 64
 
     def clone(self) -> ChanceRng:
-        other = ChanceRng.__new__(ChanceRng)
-        other.seed = self.seed
-        other.turn_roll = self.turn_roll
-        other.forced = list(self.forced)
-        return other
+        return ChanceRng(self.seed, self.forced, self.turn_roll)
 
 
 class DiceRng:
@@ -101,13 +97,5 @@ class DiceRng:
         # Lemire-style multiply-shift; the bias for n <= 8 is below 2**-60.
         return (self.next_u64() * n) >> 64
 
-    def shuffle(self, items: list[int]) -> None:
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
-            items[i], items[j] = items[j], items[i]
-
     def clone(self) -> DiceRng:
-        other = DiceRng.__new__(DiceRng)
-        other.state = self.state
-        other.forced = list(self.forced)
-        return other
+        return DiceRng(self.state, self.forced)  # (the state is the seed of its continuation)

@@ -52,6 +52,7 @@ from .constants import (
 from .core import clear_pending
 from .game import Game, advance
 from .map_data import NUM_SECTORS, Region
+from .records import opening_row
 from .state import GameState, Phase, initial_pieces
 from .steps.recruit import begin_recruit
 from .steps.turn import reset_turn, start_turn
@@ -138,7 +139,7 @@ class Scenario:
         except TypeError as exc:
             raise ScenarioError(f"Scenario options: {exc}") from exc
         self.state = state = GameState(cfg, check_seed(seed))
-        state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])
+        state.history.append(opening_row())
         for seat, faction in enumerate(cfg.factions or ()):
             state.seat_faction[seat] = faction
             state.faction_seat[faction] = seat

@@ -10,10 +10,8 @@ from .constants import (
     FACES_PER_DIE,
     LEADER_COUNTS,
     NO_ONE,
-    NUM_DICE,
     NUM_FACTIONS,
     NUM_LOCATIONS,
-    NUM_REGIONS,
     NUM_THUMPERS,
     NUM_TOKEN_TYPES,
     NUM_UNIT_TYPES,
@@ -24,16 +22,25 @@ from .constants import (
     available_factions,
 )
 from .decisions import NUM_DECISION_KINDS, OPTION_COUNTS, DecisionKind
-from .events import render
+from .events import check_event, render
+from .records import LAST_BATTLE_FIELDS, HistoryRow, LastBattle, check_flat, frozen_history
 from .rng import ChanceRng
 from .state import (
-    LIST_FIELDS,
-    NESTED_FIELDS,
-    SCALAR_FIELDS,
+    ANY_LENGTH,
+    FLAG,
+    FLAGS,
+    FLOATS,
+    INT,
+    INTS,
+    LAST_BATTLE,
+    LAST_SEAT,
+    NESTED,
+    PER_SEAT,
     SNAPSHOT_VERSION,
+    STATE_FIELDS,
     GameState,
     Phase,
-    frozen_history,
+    StateField,
 )
 
 
@@ -107,14 +114,10 @@ def _bool_list(data: dict[str, Any], name: str, length: int) -> list[bool]:
 
 
 def validate_snapshot(data: Any) -> GameState:
+    """The state a snapshot describes, or a SnapshotError naming what is wrong with it."""
     if not isinstance(data, dict):
         raise SnapshotError(f"a snapshot must be a JSON object, got {type(data).__name__}")
-    expected = (
-        {"version", "config", "rng", "history", "events"}
-        | set(SCALAR_FIELDS) - {"config"}
-        | set(LIST_FIELDS)
-        | set(NESTED_FIELDS)
-    )
+    expected = {"version", "config", "rng", "history", "events"} | {f.name for f in STATE_FIELDS}
     missing = expected - set(data)
     if missing:
         raise SnapshotError(f"snapshot is missing field(s) {sorted(missing)}")
@@ -134,83 +137,81 @@ def validate_snapshot(data: Any) -> GameState:
     n = config.num_players
     state = GameState(config, 0)
     state.rng = _restore_rng(data["rng"])
+    for field in STATE_FIELDS:
+        setattr(state, field.name, _read_field(data, field, n))
 
-    for name, lo, hi in (
-        ("shield_holder", NO_ONE, 7),
-        ("snooper_holder", NO_ONE, 7),
-        ("thumper_supply", 0, NUM_THUMPERS),
-        ("bg_prediction", NO_ONE, 7),
-        ("storm_sector", 1, 6),
-        ("round", 1, 6),
-        ("first_seat", 0, n - 1),
-        ("active_seat", 0, n - 1),
-        ("phase", 0, max(Phase)),
-        ("pool", 0, 99),
-        ("ally", NO_ONE, 7),
-        ("offer_target", NO_ONE, 7),
-        ("offer_symbol", NO_ONE, 7),
-        ("axolotl_symbol", NO_ONE, 7),
-        ("grant", 0, 99),
-        ("target", NO_ONE, NUM_REGIONS - 1),
-        ("battle_region", NO_ONE, NUM_REGIONS - 1),
-        ("battle_defender", NO_ONE, 7),
-        ("battle_fortress_stage", 0, 2),
-        ("setup_index", 0, NUM_FACTIONS),
-        ("pending_kind", NO_ONE, NUM_DECISION_KINDS - 1),
-        ("pending_seat", NO_ONE, n - 1),
-        ("decision_count", 0, 1 << 40),
-    ):
-        setattr(state, name, _int(data, name, lo, hi))
-    for name in ("leader_recruited", "ghola_declined", "land_consent", "face_dancer_done"):
-        if not isinstance(data[name], bool):
-            raise SnapshotError(f"snapshot field {name!r} must be true or false")
-        setattr(state, name, data[name])
-
-    state.seat_faction = _int_list(data, "seat_faction", n, NO_ONE, 7)
-    state.faction_seat = _int_list(data, "faction_seat", NUM_FACTIONS, NO_ONE, n - 1)
     _check_seats(state)
-    state.region_token = _int_list(data, "region_token", NUM_REGIONS, NO_ONE, NUM_TOKEN_TYPES - 1)
-    state.token_supply = _int_list(data, "token_supply", NUM_TOKEN_TYPES, 0, 2)
-    state.thumpers = _int_list(data, "thumpers", NUM_FACTIONS, 0, 1)
-    state.storage = _int_list(data, "storage", NUM_FACTIONS, 0, 5)
-    state.dice_faces = _int_list(data, "dice_faces", NUM_DICE, 0, 5)
-    state.dice_fixed = _bool_list(data, "dice_fixed", NUM_DICE)
-    state.dice_used = _bool_list(data, "dice_used", 4)
-    state.recruit_dice = _int_list(data, "recruit_dice", None, 0, 3)
-    state.ally_dice = _int_list(data, "ally_dice", None, 0, 3)
-    state.guild_paid = _bool_list(data, "guild_paid", NUM_FACTIONS)
-    state.lend_queue = _int_list(data, "lend_queue", None, 0, 7)
-    state.lent = _bool_list(data, "lent", NUM_FACTIONS)
-    state.last_battle = _int_list(data, "last_battle", None, NO_ONE, 99)
-    state.winners = _int_list(data, "winners", None, 0, n - 1)
-    rewards = data["rewards"]
-    if (
-        not isinstance(rewards, list)
-        or len(rewards) != n
-        or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in rewards)
-    ):
-        raise SnapshotError(f"snapshot field 'rewards' must be {n} numbers")
-    state.rewards = [float(r) for r in rewards]
     _check_holders(state)
     _check_outcome(state)
+    _check_conservation(state)
+    if (state.pending_kind == NO_ONE) != (state.pending_seat == NO_ONE):
+        raise SnapshotError("snapshot fields pending_kind and pending_seat must both be set or -1")
+    if state.phase != Phase.GAME_OVER and state.pending_kind == NO_ONE:
+        raise SnapshotError("snapshot field 'pending_kind' is -1 but the game is not over")
 
-    units = data["units"]
-    if not isinstance(units, list) or len(units) != NUM_FACTIONS:
-        raise SnapshotError(f"snapshot field 'units' must hold {NUM_FACTIONS} lists")
-    state.units = [
-        _int_list({"units": u}, "units", NUM_LOCATIONS * NUM_UNIT_TYPES, 0, 12) for u in units
-    ]
-    leaders = data["leaders"]
-    if not isinstance(leaders, list) or len(leaders) != NUM_FACTIONS:
-        raise SnapshotError(f"snapshot field 'leaders' must hold {NUM_FACTIONS} pairs")
-    state.leaders = [_int_list({"leaders": x}, "leaders", 2, 0, 2) for x in leaders]
-    for name, width in (("bid_units", NUM_FACTIONS * NUM_UNIT_TYPES), ("bid_leaders", 8)):
+    state.history = frozen_history(_history(data["history"], n))
+    if state.decision_count != len(state.history) - 1:
+        raise SnapshotError(
+            f"snapshot field 'decision_count'={state.decision_count} but 'history' records "
+            f"{len(state.history) - 1} decisions"
+        )
+    state.events = _events(data["events"])
+    if state.events and not config.record_events:
+        raise SnapshotError("snapshot field 'events' is not empty but config.record_events is off")
+    if state.phase == Phase.GAME_OVER:
+        if state.pending_kind != NO_ONE:
+            raise SnapshotError("snapshot field 'pending_kind' is set but the game is over")
+    else:
+        _check_pending(state)
+    _check_bids(state)
+    return state
+
+
+def _read_field(data: dict[str, Any], field: StateField, n: int) -> Any:
+    """One registry field of the snapshot, checked against its kind, length and bounds."""
+
+    def size(value: int) -> int:  # the registry's player-count placeholders
+        return n if value == PER_SEAT else n - 1 if value == LAST_SEAT else value
+
+    name, kind = field.name, field.kind
+    hi, length = size(field.hi), size(field.length)
+    fixed = None if length == ANY_LENGTH else length
+    if kind == INT:
+        return _int(data, name, field.lo, hi)
+    if kind == FLAG:
+        if not isinstance(data[name], bool):
+            raise SnapshotError(f"snapshot field {name!r} must be true or false")
+        return data[name]
+    if kind == INTS:
+        return _int_list(data, name, fixed, field.lo, hi)
+    if kind == FLAGS:
+        return _bool_list(data, name, length)
+    if kind == NESTED:
         value = data[name]
-        if not isinstance(value, list) or len(value) != 2:
-            raise SnapshotError(f"snapshot field {name!r} must hold 2 lists (attacker, defender)")
-        setattr(state, name, [_int_list({name: x}, name, width, 0, 12) for x in value])
+        if not isinstance(value, list) or len(value) != field.rows:
+            raise SnapshotError(f"snapshot field {name!r} must hold {field.rows} lists")
+        return [_int_list({name: row}, name, fixed, field.lo, hi) for row in value]
+    if kind == FLOATS:
+        value = data[name]
+        if (
+            not isinstance(value, list)
+            or len(value) != length
+            or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in value)
+        ):
+            raise SnapshotError(f"snapshot field {name!r} must be {length} numbers")
+        return [float(r) for r in value]
+    assert kind == LAST_BATTLE, kind
+    value = data[name]
+    if value == []:
+        return None
+    problem = check_flat(value, LAST_BATTLE_FIELDS, f"snapshot field {name!r}")
+    if problem:
+        raise SnapshotError(problem)
+    return LastBattle.from_list(value)
 
-    # Conservation (COMP-2, COMP-3).
+
+def _check_conservation(state: GameState) -> None:
+    """COMP-2, COMP-3: every piece and token is somewhere; MAP-4: no token on the Polar Cap."""
     for faction in range(NUM_FACTIONS):
         u = state.units[faction]
         in_game = state.faction_seat[faction] != NO_ONE
@@ -239,27 +240,6 @@ def validate_snapshot(data: Any) -> GameState:
         raise SnapshotError("snapshot fields thumpers/thumper_supply do not add up to 4 (COMP-2)")
     if state.region_token[9] != NO_ONE:
         raise SnapshotError("snapshot field 'region_token': the Polar Cap holds no token (MAP-4)")
-    if (state.pending_kind == NO_ONE) != (state.pending_seat == NO_ONE):
-        raise SnapshotError("snapshot fields pending_kind and pending_seat must both be set or -1")
-    if state.phase != Phase.GAME_OVER and state.pending_kind == NO_ONE:
-        raise SnapshotError("snapshot field 'pending_kind' is -1 but the game is not over")
-
-    state.history = frozen_history(_history(data["history"], n))
-    if state.decision_count != len(state.history) - 1:
-        raise SnapshotError(
-            f"snapshot field 'decision_count'={state.decision_count} but 'history' records "
-            f"{len(state.history) - 1} decisions"
-        )
-    state.events = _events(data["events"])
-    if state.events and not config.record_events:
-        raise SnapshotError("snapshot field 'events' is not empty but config.record_events is off")
-    if state.phase == Phase.GAME_OVER:
-        if state.pending_kind != NO_ONE:
-            raise SnapshotError("snapshot field 'pending_kind' is set but the game is over")
-    else:
-        _check_pending(state)
-    _check_bids(state)
-    return state
 
 
 _BID_PHASES = (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
@@ -446,7 +426,7 @@ def _check_outcome(state: GameState) -> None:
         )
 
 
-def _history(history: Any, n: int) -> list[list[int]]:
+def _history(history: Any, n: int) -> list[HistoryRow]:
     """Rows [seat, kind, option, forced, chance outcomes...]; row 0 holds only set-up chance."""
     if not isinstance(history, list) or not history:
         raise SnapshotError("snapshot field 'history' must be a non-empty list of rows")
@@ -480,7 +460,7 @@ def _history(history: Any, n: int) -> list[list[int]]:
             )
         if not all(0 <= x < NUM_FACTIONS for x in row[4:]):
             raise SnapshotError(f"snapshot field {name} has a chance outcome outside 0..7")
-        rows.append(list(row))
+        rows.append(HistoryRow.from_list(row))
     return rows
 
 
@@ -504,6 +484,9 @@ def _events(events: Any) -> list[tuple[int, ...]]:
             raise SnapshotError(
                 f"snapshot field {name} must be 1 to {MAX_EVENT_LENGTH} ints in -1..255"
             )
+        problem = check_event(event, f"snapshot field {name}")
+        if problem:
+            raise SnapshotError(problem)
         item = tuple(event)
         try:
             render(item)

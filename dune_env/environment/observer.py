@@ -44,6 +44,7 @@ from ..engine.constants import (
 )
 from ..engine.decisions import NUM_DECISION_KINDS
 from ..engine.map_data import NUM_SECTORS
+from ..engine.records import LastBattle
 from ..engine.state import GameState, Phase
 from .action_table import KIND_ORDER
 from .layout import MAX_SEATS, Field, Layout
@@ -55,7 +56,6 @@ _MAX_LEADERS = 2
 _SPICE_SCALE = 10.0
 _MAX_SPICE = 99  # the snapshot validator's bound on pool and grant
 _NUM_PHASES = len(Phase)
-_LAST_BATTLE_LEN = 6 + 2 * NUM_FACTIONS * NUM_UNIT_TYPES + 2 * NUM_FACTIONS
 
 PUBLIC_FIELDS: tuple[Field, ...] = (
     # --- players -------------------------------------------------------------------------
@@ -438,7 +438,7 @@ class Observer:
         self._fast_ones: list[int] = []
         self._slow_array = np.zeros(0, dtype=np.intp)
         self._fast_array = np.zeros(0, dtype=np.intp)
-        self._lb_source: list[int] = []
+        self._lb_source: LastBattle | None = None
         self._lb_index: list[int] = []
         self._config_source: GameConfig | None = None
         self._rules = np.zeros(RULES_SIZE, dtype=np.float32)
@@ -487,7 +487,7 @@ class Observer:
         sf = s.seat_faction
         fs = s.faction_seat
         lb = s.last_battle
-        lb_changed = lb != self._lb_source
+        lb_changed = lb is not self._lb_source  # (records are immutable: replaced, not edited)
 
         # Unit counts, row by row (a decision moves the units of one or two factions).
         rows = self._units_source
@@ -534,7 +534,6 @@ class Observer:
             self._token_supply_source = s.token_supply[:]
             self._thumper_supply_source = s.thumper_supply
 
-        has_lb = len(lb) == _LAST_BATTLE_LEN
         turn: list[int] = [
             *s.dice_fixed,
             *s.dice_used,
@@ -544,8 +543,8 @@ class Observer:
             s.land_consent,
             s.ghola_declined,
             s.face_dancer_done and s.battle_region >= 0,
-            lb[3] if has_lb else 0,
-            lb[4] if has_lb else 0,
+            lb.attacker_strength if lb is not None else 0,
+            lb.defender_strength if lb is not None else 0,
         ]
         if turn != self._turn_source:
             buf[self._turn_index] = np.multiply(turn, self._turn_scale, dtype=np.float32)
@@ -576,13 +575,13 @@ class Observer:
                 _ROUND + s.round - 1,
                 _FIRST + s.first_seat,
             )
-            if has_lb:
+            if lb is not None:
                 slow += (
                     _LB_VALID,
-                    _LB_REGION + lb[0],
-                    _LB_ATTACKER + fs[lb[1]],
-                    _LB_DEFENDER + fs[lb[2]],
-                    _LB_WINNER + lb[5],
+                    _LB_REGION + lb.region,
+                    _LB_ATTACKER + fs[lb.attacker],
+                    _LB_DEFENDER + fs[lb.defender],
+                    _LB_WINNER + lb.winner_side,
                 )
             if slow != self._slow_ones:
                 buf[self._slow_array] = 0.0
@@ -643,9 +642,9 @@ class Observer:
         # The last battle's revealed bids.
         if lb_changed:
             buf[self._lb_index] = 0.0
-            index, values = _last_battle_bids(lb, fs) if has_lb else ([], [])
+            index, values = _last_battle_bids(lb, fs) if lb is not None else ([], [])
             buf[index] = np.multiply(values, _INV_SCALE[index], dtype=np.float32)
-            self._lb_source = list(lb)
+            self._lb_source = lb
             self._lb_index = index
         if sf != self._sf_source or fs != self._fs_source:
             self._sf_source = sf[:]
@@ -705,21 +704,18 @@ class Observer:
         return out
 
 
-def _last_battle_bids(lb: list[int], fs: list[int]) -> tuple[list[int], list[int]]:
+def _last_battle_bids(lb: LastBattle, fs: list[int]) -> tuple[list[int], list[int]]:
     """Positions (absolute seats) and raw counts of the last battle's revealed bids."""
     index: list[int] = []
     values: list[int] = []
-    width = NUM_FACTIONS * NUM_UNIT_TYPES
-    for side in (0, 1):
-        base = 6 + side * width
-        for i in range(width):
-            count = lb[base + i]
+    for side, (units, leaders) in enumerate(
+        ((lb.attacker_units, lb.attacker_leaders), (lb.defender_units, lb.defender_leaders))
+    ):
+        for i, count in enumerate(units):
             if count:
                 index.append(_LB_UNITS + side * S * 2 + fs[i >> 1] * 2 + (i & 1))
                 values.append(count)
-        base = 6 + 2 * width + side * NUM_FACTIONS
-        for f in range(NUM_FACTIONS):
-            count = lb[base + f]
+        for f, count in enumerate(leaders):
             if count:
                 index.append(_LB_LEADERS + side * S + fs[f])
                 values.append(count)

@@ -114,10 +114,11 @@ def render_ansi(state: GameState) -> str:
         )
     lines.append("(leaders: on card / in reserve)")
     lb = s.last_battle
-    if lb:
+    if lb is not None:
         lines.append(
-            f"Last battle: {MAP.names[lb[0]]}, {FACTION_NAMES[lb[1]]} {lb[3]} against "
-            f"{FACTION_NAMES[lb[2]]} {lb[4]}, the {('attacker', 'defender')[lb[5]]} won."
+            f"Last battle: {MAP.names[lb.region]}, {FACTION_NAMES[lb.attacker]} "
+            f"{lb.attacker_strength} against {FACTION_NAMES[lb.defender]} "
+            f"{lb.defender_strength}, the {('attacker', 'defender')[lb.winner_side]} won."
         )
     lines.append("")
     if s.phase == Phase.GAME_OVER:

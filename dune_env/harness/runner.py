@@ -18,7 +18,7 @@ from typing import Any
 from ..engine import Game, GameConfig
 from ..engine.config import SEED_LIMIT
 from ..engine.constants import FACTION_NAMES, available_factions
-from ..engine.events import EventKind
+from ..engine.events import EventKind, event_args
 from ..engine.game import IllegalOptionError
 from ..policies.base import EnginePolicy
 from ..policies.registry import load_policy
@@ -229,7 +229,7 @@ def play_game(
     bg_took = 0
     for event in reversed(state.events):
         if event[0] == EventKind.VICTORY:
-            kind = WIN_KINDS[event[1]]
+            kind = WIN_KINDS[event_args(event)["kind"]]
             break
     bg_took = int(any(e[0] == EventKind.BG_TAKES for e in state.events[-3:]))
     return [

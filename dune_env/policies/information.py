@@ -31,6 +31,7 @@ import random
 from ..engine import Game
 from ..engine.constants import NO_ONE, Faction
 from ..engine.decisions import BID_DONE, DecisionKind, bid_leader_option, unit_option
+from ..engine.records import HistoryRow
 from ..engine.rng import ChanceRng, DiceRng
 from ..engine.state import GameState, Phase, frozen_history
 from ..engine.steps.battle import ATTACKER, DEFENDER, side_factions, side_leader_owners
@@ -78,9 +79,8 @@ def _redraw_prediction(state: GameState, seat: int, rng: Rng) -> None:
     history = state.history
     for i, row in enumerate(history):
         if row[1] == DecisionKind.BG_PREDICTION:
-            # A new row (clone() shares the older ones); only the last row stays a list.
-            new_row = [*row[:2], prediction, *row[3:]]
-            history[i] = new_row if i == len(history) - 1 else tuple(new_row)
+            # A new row (rows are immutable records, shared by clones).
+            history[i] = row._replace(option=prediction)
 
 
 def _redraw_bids(state: GameState, seat: int, rng: Rng) -> None:
@@ -114,7 +114,7 @@ def _redraw_bids(state: GameState, seat: int, rng: Rng) -> None:
 
 def _random_bid(
     state: GameState, side: int, seat: int, complete: bool, rng: Rng
-) -> list[list[int]]:
+) -> list[HistoryRow]:
     """Draw a feasible bid of `side`, write it into the state, and return its history rows."""
     region = state.battle_region
     q = _BID_PROBABILITIES[_below(rng, len(_BID_PROBABILITIES))]
@@ -135,9 +135,9 @@ def _random_bid(
     state.bid_units[side] = units
     state.bid_leaders[side] = leaders
     kind = int(DecisionKind.BID)
-    rows = [[seat, kind, option, 0] for option in sorted(options)]
+    rows = [HistoryRow(seat, kind, option, 0, ()) for option in sorted(options)]
     if complete:
-        rows.append([seat, kind, BID_DONE, 0])
+        rows.append(HistoryRow(seat, kind, BID_DONE, 0, ()))
     return rows
 
 

@@ -64,7 +64,7 @@ def board(state: GameState) -> dict[str, Any]:
         "thumpers": list(s.thumpers),
         "thumperSupply": s.thumper_supply,
         "storage": list(s.storage),
-        "lastBattle": list(s.last_battle),
+        "lastBattle": [] if s.last_battle is None else s.last_battle.to_list(),
         "winners": list(s.winners),
         "rewards": list(s.rewards),
         "over": int(s.phase == Phase.GAME_OVER),

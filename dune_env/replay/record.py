@@ -21,6 +21,7 @@ from typing import Any
 
 from ..engine import Game, GameConfig
 from ..engine.game import advance, begin_setup
+from ..engine.records import opening_row
 from ..engine.state import GameState
 
 REPLAY_FORMAT = "dune-env-replay"
@@ -75,7 +76,7 @@ class ReplayRecord:
         except (ValueError, TypeError, KeyError) as exc:
             raise ReplayError(f"not a valid engine snapshot: {exc}") from exc
         history = game.state.history
-        chance = tuple(v for row in history for v in row[4:])
+        chance = tuple(v for row in history for v in row.chance)
         return cls(
             config=game.config.to_dict(),
             options=tuple(game.chosen_options()),
@@ -164,7 +165,7 @@ class ReplayRecord:
             return Game(config, self.seed)
         state = GameState(config, 0)
         state.rng.forced = list(self.chance or ())
-        state.history.append([-1, -1, -1, 0])  # as Game() does: chance before the first decision
+        state.history.append(opening_row())  # as Game() does: chance before the first decision
         begin_setup(state)
         advance(state)
         return Game.from_state(state)

@@ -50,6 +50,7 @@ from dune_env.engine.decisions import (
     unit_option,
 )
 from dune_env.engine.game import advance
+from dune_env.engine.records import opening_row
 from dune_env.engine.state import GameState
 from dune_env.engine.steps.setup import begin_setup
 
@@ -73,7 +74,7 @@ def setup_game(config: GameConfig, forced: list[int] | tuple[int, ...] = (), see
     first seat, then (random mode) the faction shuffle, then the first roll."""
     state = GameState(config, seed)
     state.rng.forced.extend(forced)
-    state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])
+    state.history.append(opening_row())
     begin_setup(state)
     advance(state)
     return Game.from_state(state)
@@ -281,8 +282,8 @@ def test_comp_3_leader_strengths_in_battle(faction, leaders, strength):
     defender = F.GUILD if faction != F.GUILD else F.HARKONNEN
     game = one_on_one(faction, defender).leaders(faction, leaders).at(Phase.BATTLE_SELECT)
     battle(game, [bid_leader_option(faction)] * leaders, [])
-    assert game.state.last_battle[3] == strength
-    assert game.state.last_battle[4] == 0
+    assert game.state.last_battle.attacker_strength == strength
+    assert game.state.last_battle.defender_strength == 0
 
 
 def test_comp_4_no_recruiting_with_an_empty_reserve():
@@ -895,7 +896,7 @@ def test_def_8_unit_strength(faction, unit_type, strength):
         .at(Phase.BATTLE_SELECT)
     )
     battle(game, [unit_option(faction, unit_type)], [])
-    assert game.state.last_battle[3] == strength
+    assert game.state.last_battle.attacker_strength == strength
 
 
 def test_def_9_play_passes_clockwise():

@@ -92,8 +92,8 @@ def n(game: Game, faction: int, location: int, unit_type: int | None = None) -> 
 def last_battle(game: Game) -> tuple[int, int, int]:
     """(attacker strength, defender strength, winning side) of the last battle."""
     lb = game.state.last_battle
-    assert lb, "no battle was fought"
-    return lb[3], lb[4], lb[5]
+    assert lb is not None, "no battle was fought"
+    return lb.attacker_strength, lb.defender_strength, lb.winner_side
 
 
 def six_player_setup() -> Game:

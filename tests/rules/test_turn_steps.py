@@ -867,7 +867,7 @@ def test_battle_2_defender_is_the_nearest_enemy_counter_clockwise(atreides_there
         enemy_units.add(unit_option(ATR, REG))
     assert options(game, DecisionKind.BID, defender) == {BID_DONE} | enemy_units
     bid(game, defender, [unit_option(FRE, REG)])  # a Fremen unit counts 2
-    assert game.state.last_battle[3:6] == [1, 2, 1]
+    assert game.state.last_battle[3:6] == (1, 2, 1)
     # The attacking side lost: the ally's uncommitted unit is lost too; the defending side's
     # uncommitted units stay.
     assert units(game, COR, CARTHAG) == 0 and units(game, HAR, CARTHAG) == 0
@@ -966,7 +966,7 @@ def test_battle_5_bids_are_hidden_and_independent() -> None:
     bid(big, ATR, [unit_option(ATR, REG)] * 3 + [bid_leader_option(ATR)] * 2)
     bid(nothing, ATR, [])
     for game in (big, nothing):
-        assert game.state.last_battle == []
+        assert game.state.last_battle is None
         assert EventKind.BATTLE_BIDS not in event_kinds(game)
     assert options(big, DecisionKind.BID, HAR) == options(nothing, DecisionKind.BID, HAR)
     assert options(big, DecisionKind.BID, HAR) == {
@@ -975,9 +975,9 @@ def test_battle_5_bids_are_hidden_and_independent() -> None:
         bid_leader_option(HAR),
     }
     bid(nothing, HAR, [])  # zero against zero
-    assert nothing.state.last_battle[3:6] == [0, 0, 1]
+    assert nothing.state.last_battle[3:6] == (0, 0, 1)
     bid(big, HAR, [])
-    assert big.state.last_battle[3:6] == [8, 0, 0]  # 3 units + Leto and Duncan (5, ATR-1)
+    assert big.state.last_battle[3:6] == (8, 0, 0)  # 3 units + Leto and Duncan (5, ATR-1)
 
 
 @pytest.mark.parametrize(
@@ -1046,7 +1046,7 @@ def test_battle_7_losses_when_the_attacker_wins() -> None:
     bid(game, ATR, [unit_option(ATR, REG)] * 2 + [unit_option(COR, REG)])
     bid(game, HAR, [unit_option(HAR, REG)])
     s = game.state
-    assert s.last_battle[3:6] == [3, 1, 0]
+    assert s.last_battle[3:6] == (3, 1, 0)
     assert units(game, ATR, CARTHAG) == 1 and units(game, ATR, RESERVE) == 11
     assert units(game, COR, CARTHAG) == 1 and units(game, COR, RESERVE, REG) == 7
     assert units(game, HAR, CARTHAG) == 0 and units(game, HAR, RESERVE) == 12
@@ -1070,7 +1070,7 @@ def test_battle_7_losses_when_the_attacker_loses() -> None:
     bid(game, ATR, [unit_option(ATR, REG), bid_leader_option(ATR)])
     bid(game, HAR, [unit_option(HAR, REG), bid_leader_option(HAR)])
     s = game.state
-    assert s.last_battle[3:6] == [4, 5, 1]
+    assert s.last_battle[3:6] == (4, 5, 1)
     assert units(game, ATR, CARTHAG) == 0 and units(game, ATR, RESERVE) == 12
     assert units(game, COR, CARTHAG) == 0 and units(game, COR, RESERVE, REG) == 8
     assert units(game, HAR, CARTHAG) == 2 and units(game, HAR, RESERVE) == 10
@@ -1088,7 +1088,7 @@ def test_battle_7_region_may_end_empty() -> None:
     )
     bid(game, ATR, [unit_option(ATR, REG)] * 2)
     bid(game, HAR, [])
-    assert game.state.last_battle[5] == 0
+    assert game.state.last_battle.winner_side == 0
     assert units(game, ATR, CARTHAG) == 0 and units(game, HAR, CARTHAG) == 0
 
 

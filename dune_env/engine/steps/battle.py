@@ -31,6 +31,7 @@ from ..decision_spec import (
 )
 from ..events import EventKind
 from ..queries import factions_in, is_enemy, present, seat_order_ccw, spend, spendable
+from ..records import LastBattle
 from ..rules import (  # the battle queries are public rules (re-exported here for the steps)
     ATTACKER,
     DEFENDER,
@@ -355,18 +356,18 @@ def resolve_battle(state: GameState) -> None:
     sides = (attacker_side(state), defender_side(state))  # before any unit leaves
     for side in (ATTACKER, DEFENDER):
         _side_losses(state, side, side == winner, sides[side])
-    state.last_battle = [
-        region,
-        state.active_faction,
-        state.battle_defender,
-        strengths[0],
-        strengths[1],
-        winner,
-        *state.bid_units[ATTACKER],
-        *state.bid_units[DEFENDER],
-        *state.bid_leaders[ATTACKER],
-        *state.bid_leaders[DEFENDER],
-    ]
+    state.last_battle = LastBattle(
+        region=region,
+        attacker=state.active_faction,
+        defender=state.battle_defender,
+        attacker_strength=strengths[ATTACKER],
+        defender_strength=strengths[DEFENDER],
+        winner_side=winner,
+        attacker_units=tuple(state.bid_units[ATTACKER]),
+        defender_units=tuple(state.bid_units[DEFENDER]),
+        attacker_leaders=tuple(state.bid_leaders[ATTACKER]),
+        defender_leaders=tuple(state.bid_leaders[DEFENDER]),
+    )
     state.bid_units = [[0] * (NUM_FACTIONS * NUM_UNIT_TYPES) for _ in (0, 1)]
     state.bid_leaders = [[0] * NUM_FACTIONS for _ in (0, 1)]
     state.lent = [False] * NUM_FACTIONS
