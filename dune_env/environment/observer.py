@@ -14,22 +14,37 @@ sees exactly the first `LEGACY_OBS_SIZE` entries (`dune_env.policies.sb3` relies
 Fields indexed by seat have 8 slots (9 where the last slot is the common supply); slots of seats
 past the player count stay 0.  Values are raw numbers divided by the field's scale.
 
+Every field is declared once, as a `Feature` of `PUBLIC_FEATURES` (or a `SecretFeature` of
+`PRIVATE_FEATURES` / `HIDDEN_FEATURES`): its `Field` (name, shape, scale, doc), its extractor
+(a function of the state), how the extractor's result is written (`encoding`), the state
+attributes it reads (`reads`) and its change group (`group`).  The layouts, the docs and the
+cache all derive from these declarations: to add a field, add one declaration.
+
 How it stays cheap: the public part is built once per engine decision in absolute seats and
 cached; an observation is one gather through a precomputed seat permutation plus the few
-private entries.  What it never contains: the Bene Gesserit prediction (except for the Bene
-Gesserit), any bid in progress except the observer's own side's (and only for that side's
-decider), the history or the event log (they hold chosen options), the decision counter.
+private entries.  The rebuild is incremental and generic: the features of one change group are
+re-extracted only when an attribute they read changed, and their entries rewritten only when
+the extracted values changed.  What an observation never contains is decided by
+`dune_env.engine.information` (the private features ask it): the Bene Gesserit prediction
+(except for the Bene Gesserit), any bid in progress except the observer's own side's (and only
+for that side's decider), the history or the event log (they hold chosen options), the
+decision counter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, Final, NamedTuple
+
 import numpy as np
 
+from ..engine import information
 from ..engine.config import GameConfig
 from ..engine.constants import (
     FACTION_DIE_SYMBOLS,
     MAX_ROUNDS,
-    NO_ONE,
     NUM_DICE,
     NUM_FACTIONS,
     NUM_LOCATIONS,
@@ -40,7 +55,6 @@ from ..engine.constants import (
     PROPERTY_TOKENS_PER_TYPE,
     STORAGE_CAP,
     Die,
-    Faction,
 )
 from ..engine.decisions import NUM_DECISION_KINDS
 from ..engine.map_data import NUM_SECTORS
@@ -48,26 +62,470 @@ from ..engine.state import GameState, Phase
 from .action_table import KIND_ORDER
 from .layout import MAX_SEATS, Field, Layout
 
-S = MAX_SEATS
-_LOC = NUM_LOCATIONS * NUM_UNIT_TYPES  # 24 unit counts per faction
-_MAX_UNITS = 12
-_MAX_LEADERS = 2
-_SPICE_SCALE = 10.0
-_MAX_SPICE = 99  # the snapshot validator's bound on pool and grant
-_NUM_PHASES = len(Phase)
-_LAST_BATTLE_LEN = 6 + 2 * NUM_FACTIONS * NUM_UNIT_TYPES + 2 * NUM_FACTIONS
+S: Final = MAX_SEATS
+_LOC: Final = NUM_LOCATIONS * NUM_UNIT_TYPES  # 24 unit counts per faction
+_MAX_UNITS: Final = 12
+_MAX_LEADERS: Final = 2
+_SPICE_SCALE: Final = 10.0
+_MAX_SPICE: Final = 99  # the snapshot validator's bound on pool and grant
+_NUM_PHASES: Final = len(Phase)
 
-PUBLIC_FIELDS: tuple[Field, ...] = (
+# --- how a feature's extractor result is written --------------------------------------------
+
+DENSE: Final = 0
+"""The extractor returns the raw values of the field's first entries: all of them, or for a
+field whose seat axis is its first axis, those of the seats in play (slots past them stay 0)."""
+ONE_HOT: Final = 1
+"""The extractor returns the positions (flat, within the field) of the entries that are 1."""
+SPARSE: Final = 2
+"""The extractor returns (positions within the field, raw values) of its non-zero entries."""
+ROWS: Final = 3
+"""The extractor returns one row of raw values per seat in play (a field of shape (S, ...)):
+rows are compared and rewritten one by one (unit counts: a decision moves one or two)."""
+
+# --- change groups: the features of a group are compared and rewritten together -------------
+# A group is only a tag for speed (put features that change together in one group); any
+# grouping gives the same observations.
+
+UNIT_COUNTS: Final = "unit counts"
+PIECES: Final = "pieces"  # per-seat counts and supplies: a few times per game
+BOARD: Final = "board"  # one-hots that change a few times per game
+TURN: Final = "turn"  # scalars of the turn in progress
+DICE_AND_DECISION: Final = "dice and decision"  # changes at almost every decision
+CONTEXT: Final = "context"  # who is allied, offered, targeted, fighting: a few times a turn
+LAST_BATTLE: Final = "last battle"
+
+Extractor = Callable[[GameState], Any]
+SecretExtractor = Callable[[GameState, int], tuple[Sequence[int], Sequence[int]]]
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One public field and how it is computed from the state.
+
+    Attributes:
+        field: the field's place in the layouts, shape, scale and doc.
+        encoding: what `extract` returns (DENSE, ONE_HOT, SPARSE or ROWS).
+        group: the change group (see UNIT_COUNTS...): compared and rewritten together.
+        reads: every `GameState` attribute `extract` reads; the feature is re-extracted only
+            when one of them changed (tests/env/test_observer_cache.py checks the list).
+        extract: a function of the state, in absolute seats.
+    """
+
+    field: Field
+    encoding: int
+    group: str
+    reads: tuple[str, ...]
+    extract: Extractor
+
+
+@dataclass(frozen=True)
+class SecretFeature:
+    """One private field (what one seat may see) or hidden field (the global state).
+
+    `extract(state, seat)` returns (positions within the field, raw values) of its non-zero
+    entries, seats absolute; for private fields it returns only what `seat` may see (as
+    `dune_env.engine.information` decides); hidden fields ignore `seat`.  Never cached.
+    """
+
+    field: Field
+    extract: SecretExtractor
+
+
+# --- reading the engine's records -------------------------------------------------------------
+
+
+class RevealedBattle(NamedTuple):
+    """The last battle as it was revealed (BATTLE-7): factions, strengths, the winning side
+    (0 attacker, 1 defender) and both bids, units by faction*2+type and leaders by faction."""
+
+    region: int
+    attacker: int
+    defender: int
+    attacker_strength: int
+    defender_strength: int
+    winner: int
+    units: tuple[Sequence[int], Sequence[int]]
+    leaders: tuple[Sequence[int], Sequence[int]]
+
+
+_BID_WIDTH: Final = NUM_FACTIONS * NUM_UNIT_TYPES
+_LAST_BATTLE_LEN: Final = 6 + 2 * _BID_WIDTH + 2 * NUM_FACTIONS
+
+
+def revealed_battle(s: GameState) -> RevealedBattle | None:
+    """`state.last_battle` decoded (None before the first battle): the only place that reads
+    the engine's packed battle record."""
+    lb = s.last_battle
+    if len(lb) != _LAST_BATTLE_LEN:
+        return None
+    leaders = 6 + 2 * _BID_WIDTH
+    return RevealedBattle(
+        lb[0],
+        lb[1],
+        lb[2],
+        lb[3],
+        lb[4],
+        lb[5],
+        (lb[6 : 6 + _BID_WIDTH], lb[6 + _BID_WIDTH : leaders]),
+        (lb[leaders : leaders + NUM_FACTIONS], lb[leaders + NUM_FACTIONS :]),
+    )
+
+
+# --- extractors (absolute seats) ----------------------------------------------------------------
+
+_ZERO_UNITS: Final = [0] * _LOC
+_SYMBOL_OF_FACE: Final = tuple(int(f) for f in FACTION_DIE_SYMBOLS)
+_KIND_INDEX: Final = {int(k): i for i, k in enumerate(KIND_ORDER)}
+_NOTHING: Final[tuple[Sequence[int], Sequence[int]]] = ((), ())
+EVERY_SEAT: Final = -1  # the seat hidden extractors are asked for (they ignore it)
+
+
+def _seat_in_game(s: GameState) -> list[int]:
+    return [1] * len(s.seat_faction)
+
+
+def _seat_faction(s: GameState) -> list[int]:
+    return [seat * NUM_FACTIONS + f for seat, f in enumerate(s.seat_faction) if f >= 0]
+
+
+def _units(s: GameState) -> list[Sequence[int]]:
+    return [s.units[f] if f >= 0 else _ZERO_UNITS for f in s.seat_faction]
+
+
+def _leaders(s: GameState) -> list[int]:
+    return [x for f in s.seat_faction for x in (s.leaders[f] if f >= 0 else (0, 0))]
+
+
+def _storage(s: GameState) -> list[int]:
+    return [s.storage[f] if f >= 0 else 0 for f in s.seat_faction]
+
+
+def _thumper(s: GameState) -> list[int]:
+    return [s.thumpers[f] if f >= 0 else 0 for f in s.seat_faction]
+
+
+def _holder(s: GameState, holder: int) -> list[int]:
+    return [s.faction_seat[holder] if holder >= 0 else S]
+
+
+def _shield_holder(s: GameState) -> list[int]:
+    return _holder(s, s.shield_holder)
+
+
+def _snooper_holder(s: GameState) -> list[int]:
+    return _holder(s, s.snooper_holder)
+
+
+def _region_token(s: GameState) -> list[int]:
+    return [r * NUM_TOKEN_TYPES + t for r, t in enumerate(s.region_token) if t >= 0]
+
+
+def _token_supply(s: GameState) -> list[int]:
+    return s.token_supply
+
+
+def _thumper_supply(s: GameState) -> list[int]:
+    return [s.thumper_supply]
+
+
+def _storm_sector(s: GameState) -> list[int]:
+    return [s.storm_sector - 1]
+
+
+def _round(s: GameState) -> list[int]:
+    return [s.round - 1]
+
+
+def _first_seat(s: GameState) -> list[int]:
+    return [s.first_seat]
+
+
+def _active_seat(s: GameState) -> list[int]:
+    return [s.active_seat]
+
+
+def _phase(s: GameState) -> list[int]:
+    return [s.phase]
+
+
+def _faction_dice(s: GameState) -> list[int]:
+    faces = s.dice_faces
+    return [die * NUM_FACTIONS + _SYMBOL_OF_FACE[faces[die]] for die in range(4)]
+
+
+def _region_die(s: GameState) -> list[int]:
+    return [s.dice_faces[Die.REGION]]
+
+
+def _spice_die(s: GameState) -> list[int]:
+    return [s.dice_faces[Die.SPICE]]
+
+
+def _kanly_die(s: GameState) -> list[int]:
+    return [s.dice_faces[Die.KANLY]]
+
+
+def _dice_fixed(s: GameState) -> list[bool]:
+    return s.dice_fixed
+
+
+def _dice_used(s: GameState) -> list[bool]:
+    return s.dice_used
+
+
+def _recruit_dice(s: GameState) -> list[int]:
+    return s.recruit_dice
+
+
+def _ally_dice(s: GameState) -> list[int]:
+    return s.ally_dice
+
+
+def _pool(s: GameState) -> list[int]:
+    return [s.pool]
+
+
+def _seat_of(s: GameState, faction: int) -> list[int]:
+    return [s.faction_seat[faction]] if faction >= 0 else []
+
+
+def _ally_seat(s: GameState) -> list[int]:
+    return _seat_of(s, s.ally)
+
+
+def _offer_target(s: GameState) -> list[int]:
+    return _seat_of(s, s.offer_target)
+
+
+def _offer_symbol(s: GameState) -> list[int]:
+    return [s.offer_symbol] if s.offer_symbol >= 0 else []
+
+
+def _axolotl_symbol(s: GameState) -> list[int]:
+    return [s.axolotl_symbol] if s.axolotl_symbol >= 0 else []
+
+
+def _leader_recruited(s: GameState) -> list[bool]:
+    return [s.leader_recruited]
+
+
+def _land_consent(s: GameState) -> list[bool]:
+    return [s.land_consent]
+
+
+def _grant(s: GameState) -> list[int]:
+    return [s.grant]
+
+
+def _guild_paid(s: GameState) -> list[bool]:
+    return [s.guild_paid[f] if f >= 0 else False for f in s.seat_faction]
+
+
+def _target_region(s: GameState) -> list[int]:
+    return [s.target] if s.target >= 0 else []
+
+
+def _decision_kind(s: GameState) -> list[int]:
+    return [_KIND_INDEX[s.pending_kind]] if s.pending_kind >= 0 else []
+
+
+def _decision_seat(s: GameState) -> list[int]:
+    return [s.pending_seat] if s.pending_kind >= 0 else []
+
+
+def _ghola_declined(s: GameState) -> list[bool]:
+    return [s.ghola_declined]
+
+
+def _battle_region(s: GameState) -> list[int]:
+    return [s.battle_region] if s.battle_region >= 0 else []
+
+
+def _battle_defender(s: GameState) -> list[int]:
+    return _seat_of(s, s.battle_defender)
+
+
+def _fortress_stage(s: GameState) -> list[int]:
+    return [s.battle_fortress_stage] if s.battle_region >= 0 else []
+
+
+def _face_dancer_done(s: GameState) -> list[bool]:
+    return [s.face_dancer_done and s.battle_region >= 0]
+
+
+def _lend_queue(s: GameState) -> list[int]:
+    return [s.faction_seat[f] for f in s.lend_queue]
+
+
+def _lent(s: GameState) -> list[bool]:
+    return [s.lent[f] if f >= 0 else False for f in s.seat_faction]
+
+
+def _last_battle_valid(s: GameState) -> list[int]:
+    return [0] if revealed_battle(s) is not None else []
+
+
+def _last_battle_region(s: GameState) -> list[int]:
+    battle = revealed_battle(s)
+    return [battle.region] if battle is not None else []
+
+
+def _last_battle_attacker(s: GameState) -> list[int]:
+    battle = revealed_battle(s)
+    return [s.faction_seat[battle.attacker]] if battle is not None else []
+
+
+def _last_battle_defender(s: GameState) -> list[int]:
+    battle = revealed_battle(s)
+    return [s.faction_seat[battle.defender]] if battle is not None else []
+
+
+def _last_battle_strength(s: GameState) -> list[int]:
+    battle = revealed_battle(s)
+    if battle is None:
+        return [0, 0]
+    return [battle.attacker_strength, battle.defender_strength]
+
+
+def _last_battle_winner(s: GameState) -> list[int]:
+    battle = revealed_battle(s)
+    return [battle.winner] if battle is not None else []
+
+
+def _bid_units(
+    fs: Sequence[int], bids: Sequence[Sequence[int]], sides: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """Units of bids (by faction*2+type) as (positions in a (side, S, type) field, counts)."""
+    positions: list[int] = []
+    counts: list[int] = []
+    for out_side, side in enumerate(sides):
+        for i, count in enumerate(bids[side]):
+            if count:
+                positions.append(out_side * S * NUM_UNIT_TYPES + fs[i >> 1] * 2 + (i & 1))
+                counts.append(count)
+    return positions, counts
+
+
+def _bid_leaders(
+    fs: Sequence[int], bids: Sequence[Sequence[int]], sides: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """Leader tokens of bids (by faction) as (positions in a (side, S) field, counts)."""
+    positions: list[int] = []
+    counts: list[int] = []
+    for out_side, side in enumerate(sides):
+        for f, count in enumerate(bids[side]):
+            if count:
+                positions.append(out_side * S + fs[f])
+                counts.append(count)
+    return positions, counts
+
+
+_BOTH_SIDES: Final = (0, 1)
+
+
+def _last_battle_units(s: GameState) -> tuple[list[int], list[int]]:
+    battle = revealed_battle(s)
+    if battle is None:
+        return [], []
+    return _bid_units(s.faction_seat, battle.units, _BOTH_SIDES)
+
+
+def _last_battle_leaders(s: GameState) -> tuple[list[int], list[int]]:
+    battle = revealed_battle(s)
+    if battle is None:
+        return [], []
+    return _bid_leaders(s.faction_seat, battle.leaders, _BOTH_SIDES)
+
+
+# Private extractors: what `seat` may see (engine.information decides), absolute seats.
+
+
+def _own_bid_units(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    side = information.known_bid_side(s, seat)
+    if side == information.NO_SIDE:
+        return _NOTHING
+    return _bid_units(s.faction_seat, s.bid_units, (side,))
+
+
+def _own_bid_leaders(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    side = information.known_bid_side(s, seat)
+    if side == information.NO_SIDE:
+        return _NOTHING
+    return _bid_leaders(s.faction_seat, s.bid_leaders, (side,))
+
+
+def _own_bg_prediction(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    if s.bg_prediction >= 0 and information.sees_prediction(s, seat):
+        return (s.bg_prediction,), (1,)
+    return _NOTHING
+
+
+# Hidden extractors (the global state): everything, whoever asks.
+
+
+def _all_bid_units(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    return _bid_units(s.faction_seat, s.bid_units, _BOTH_SIDES)
+
+
+def _all_bid_leaders(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    return _bid_leaders(s.faction_seat, s.bid_leaders, _BOTH_SIDES)
+
+
+def _bg_prediction(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    if s.bg_prediction >= 0:
+        return (s.bg_prediction,), (1,)
+    return _NOTHING
+
+
+# --- the declarations ----------------------------------------------------------------------------
+
+
+def public(
+    name: str,
+    shape: tuple[int, ...],
+    doc: str,
+    *,
+    encoding: int,
+    group: str,
+    reads: tuple[str, ...],
+    extract: Extractor,
+    scale: float = 1.0,
+    max_raw: float = 1.0,
+    seat_axis: int | None = None,
+) -> Feature:
+    """A public feature: a `Field` with its extractor (see `Feature`)."""
+    field = Field(name, shape, doc, scale=scale, max_raw=max_raw, seat_axis=seat_axis)
+    return Feature(field, encoding, group, reads, extract)
+
+
+_SF: Final = "seat_faction"
+_FS: Final = "faction_seat"
+
+PUBLIC_FEATURES: tuple[Feature, ...] = (
     # --- players -------------------------------------------------------------------------
-    Field("seat_in_game", (S,), "1 for each seat that is played", seat_axis=0),
-    Field(
+    public(
+        "seat_in_game",
+        (S,),
+        "1 for each seat that is played",
+        seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF,),
+        extract=_seat_in_game,
+    ),
+    public(
         "seat_faction",
         (S, NUM_FACTIONS),
         "one-hot faction id of each seat (all 0 while a seat has not drafted)",
         seat_axis=0,
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=(_SF,),
+        extract=_seat_faction,
     ),
     # --- pieces --------------------------------------------------------------------------
-    Field(
+    public(
         "units",
         (S, NUM_LOCATIONS, NUM_UNIT_TYPES),
         "unit counts of each seat's faction by location (10 regions in MAP-1 order, then "
@@ -75,200 +533,553 @@ PUBLIC_FIELDS: tuple[Field, ...] = (
         scale=_MAX_UNITS,
         max_raw=_MAX_UNITS,
         seat_axis=0,
+        encoding=ROWS,
+        group=UNIT_COUNTS,
+        reads=(_SF, "units"),
+        extract=_units,
     ),
-    Field(
+    public(
         "leaders",
         (S, 2),
         "leader tokens of each seat's faction: on its card, in its reserve",
         scale=_MAX_LEADERS,
         max_raw=_MAX_LEADERS,
         seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "leaders"),
+        extract=_leaders,
     ),
-    Field(
+    public(
         "storage",
         (S,),
         "stored spice of each seat's faction (Corrino, Guild)",
         scale=STORAGE_CAP,
         max_raw=STORAGE_CAP,
         seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "storage"),
+        extract=_storage,
     ),
-    Field("thumper", (S,), "1 if the seat holds a Thumper", seat_axis=0),
-    Field(
+    public(
+        "thumper",
+        (S,),
+        "1 if the seat holds a Thumper",
+        seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "thumpers"),
+        extract=_thumper,
+    ),
+    public(
         "shield_holder",
         (S + 1,),
         "one-hot seat holding the Shield; slot 8 = common supply",
         seat_axis=0,
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=(_FS, "shield_holder"),
+        extract=_shield_holder,
     ),
-    Field(
+    public(
         "snooper_holder",
         (S + 1,),
         "one-hot seat holding the Snooper; slot 8 = common supply",
         seat_axis=0,
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=(_FS, "snooper_holder"),
+        extract=_snooper_holder,
     ),
     # --- board ---------------------------------------------------------------------------
-    Field(
+    public(
         "region_token",
         (NUM_REGIONS, NUM_TOKEN_TYPES),
         "one-hot property token of each region (fortress, harvester, ornithopter)",
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=("region_token",),
+        extract=_region_token,
     ),
-    Field(
+    public(
         "token_supply",
         (NUM_TOKEN_TYPES,),
         "property tokens of each type in the common supply",
         scale=PROPERTY_TOKENS_PER_TYPE,
         max_raw=PROPERTY_TOKENS_PER_TYPE,
+        encoding=DENSE,
+        group=PIECES,
+        reads=("token_supply",),
+        extract=_token_supply,
     ),
-    Field(
+    public(
         "thumper_supply",
         (1,),
         "Thumpers in the common supply",
         scale=NUM_THUMPERS,
         max_raw=NUM_THUMPERS,
+        encoding=DENSE,
+        group=PIECES,
+        reads=("thumper_supply",),
+        extract=_thumper_supply,
     ),
-    Field("storm_sector", (NUM_SECTORS,), "one-hot storm sector 1..6"),
-    Field("round", (MAX_ROUNDS,), "one-hot round 1..6"),
+    public(
+        "storm_sector",
+        (NUM_SECTORS,),
+        "one-hot storm sector 1..6",
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=("storm_sector",),
+        extract=_storm_sector,
+    ),
+    public(
+        "round",
+        (MAX_ROUNDS,),
+        "one-hot round 1..6",
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=("round",),
+        extract=_round,
+    ),
     # --- the turn ------------------------------------------------------------------------
-    Field("first_seat", (S,), "one-hot first player", seat_axis=0),
-    Field("active_seat", (S,), "one-hot active player (whose turn it is)", seat_axis=0),
-    Field("phase", (_NUM_PHASES,), "one-hot engine phase (dune_env.engine.Phase order)"),
-    Field(
+    public(
+        "first_seat",
+        (S,),
+        "one-hot first player",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=("first_seat",),
+        extract=_first_seat,
+    ),
+    public(
+        "active_seat",
+        (S,),
+        "one-hot active player (whose turn it is)",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("active_seat",),
+        extract=_active_seat,
+    ),
+    public(
+        "phase",
+        (_NUM_PHASES,),
+        "one-hot engine phase (dune_env.engine.Phase order)",
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("phase",),
+        extract=_phase,
+    ),
+    public(
         "faction_dice",
         (4, NUM_FACTIONS),
         "one-hot faction symbol shown by each of the four faction dice",
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("dice_faces",),
+        extract=_faction_dice,
     ),
-    Field("region_die", (NUM_SECTORS,), "one-hot region die face 1..6"),
-    Field("spice_die", (6,), "one-hot spice die face: 1..5 spice, then Shai-Hulud"),
-    Field(
+    public(
+        "region_die",
+        (NUM_SECTORS,),
+        "one-hot region die face 1..6",
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("dice_faces",),
+        extract=_region_die,
+    ),
+    public(
+        "spice_die",
+        (6,),
+        "one-hot spice die face: 1..5 spice, then Shai-Hulud",
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("dice_faces",),
+        extract=_spice_die,
+    ),
+    public(
         "kanly_die",
         (6,),
         "one-hot Kanly die face: Poison, Crysknife, Hunter-seeker, Snooper, Shield, Thumper",
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("dice_faces",),
+        extract=_kanly_die,
     ),
-    Field(
+    public(
         "dice_fixed",
         (NUM_DICE,),
         "1 for each fixed die (faction 1-4, region, spice, Kanly)",
+        encoding=DENSE,
+        group=TURN,
+        reads=("dice_fixed",),
+        extract=_dice_fixed,
     ),
-    Field("dice_used", (4,), "1 for each faction die already used (recruiting, face dancers)"),
-    Field("recruit_dice", (4,), "1 for each faction die left to the current recruiter"),
-    Field("ally_dice", (4,), "1 for each faction die reserved for the ally's recruiting"),
-    Field(
+    public(
+        "dice_used",
+        (4,),
+        "1 for each faction die already used (recruiting, face dancers)",
+        encoding=DENSE,
+        group=TURN,
+        reads=("dice_used",),
+        extract=_dice_used,
+    ),
+    public(
+        "recruit_dice",
+        (4,),
+        "1 for each faction die left to the current recruiter",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("recruit_dice",),
+        extract=_recruit_dice,
+    ),
+    public(
+        "ally_dice",
+        (4,),
+        "1 for each faction die reserved for the ally's recruiting",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("ally_dice",),
+        extract=_ally_dice,
+    ),
+    public(
         "pool",
         (1,),
         "the active player's spice pool",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
+        encoding=DENSE,
+        group=TURN,
+        reads=("pool",),
+        extract=_pool,
     ),
-    Field("ally_seat", (S,), "one-hot seat of the active player's ally", seat_axis=0),
-    Field("offer_target", (S,), "one-hot seat offered an alliance this turn", seat_axis=0),
-    Field("offer_symbol", (NUM_FACTIONS,), "one-hot faction symbol of that offer (TLX-3)"),
-    Field("axolotl_symbol", (NUM_FACTIONS,), "one-hot symbol chosen by Tleilax (TLX-1)"),
-    Field("leader_recruited", (1,), "1 if a leader was recruited this step (ATR-2)"),
-    Field("land_consent", (1,), "1 if landing in the ally's regions is allowed (LAND-4)"),
-    Field(
+    public(
+        "ally_seat",
+        (S,),
+        "one-hot seat of the active player's ally",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=(_FS, "ally"),
+        extract=_ally_seat,
+    ),
+    public(
+        "offer_target",
+        (S,),
+        "one-hot seat offered an alliance this turn",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=(_FS, "offer_target"),
+        extract=_offer_target,
+    ),
+    public(
+        "offer_symbol",
+        (NUM_FACTIONS,),
+        "one-hot faction symbol of that offer (TLX-3)",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("offer_symbol",),
+        extract=_offer_symbol,
+    ),
+    public(
+        "axolotl_symbol",
+        (NUM_FACTIONS,),
+        "one-hot symbol chosen by Tleilax (TLX-1)",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("axolotl_symbol",),
+        extract=_axolotl_symbol,
+    ),
+    public(
+        "leader_recruited",
+        (1,),
+        "1 if a leader was recruited this step (ATR-2)",
+        encoding=DENSE,
+        group=TURN,
+        reads=("leader_recruited",),
+        extract=_leader_recruited,
+    ),
+    public(
+        "land_consent",
+        (1,),
+        "1 if landing in the ally's regions is allowed (LAND-4)",
+        encoding=DENSE,
+        group=TURN,
+        reads=("land_consent",),
+        extract=_land_consent,
+    ),
+    public(
         "grant",
         (1,),
         "spice the ally may still spend landing (CL-7)",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
+        encoding=DENSE,
+        group=TURN,
+        reads=("grant",),
+        extract=_grant,
     ),
-    Field(
+    public(
         "guild_paid",
         (S,),
         "1 for each seat whose landing already paid the Guild this turn (GLD-1)",
         seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "guild_paid"),
+        extract=_guild_paid,
     ),
-    Field("target_region", (NUM_REGIONS,), "one-hot movement target region (MOVE-1)"),
+    public(
+        "target_region",
+        (NUM_REGIONS,),
+        "one-hot movement target region (MOVE-1)",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("target",),
+        extract=_target_region,
+    ),
     # --- the pending decision and its context --------------------------------------------
-    Field(
+    public(
         "decision_kind",
         (NUM_DECISION_KINDS,),
         "one-hot kind of the pending decision (action-table block order)",
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("pending_kind",),
+        extract=_decision_kind,
     ),
-    Field("decision_seat", (S,), "one-hot seat that must decide now", seat_axis=0),
-    Field("ghola_declined", (1,), "1 if the ghola was declined on this occasion (TLX-5)"),
-    Field("battle_region", (NUM_REGIONS,), "one-hot region of the current battle"),
-    Field("battle_defender", (S,), "one-hot seat of the current battle's defender", seat_axis=0),
-    Field("fortress_stage", (3,), "one-hot fortress stage: to decide, declined, done"),
-    Field("face_dancer_done", (1,), "1 once Tleilax stopped replacing units this battle"),
-    Field("lend_queue", (S,), "1 for each seat still to be asked to lend a leader", seat_axis=0),
-    Field("lent", (S,), "1 for each seat that lent its leader this battle", seat_axis=0),
+    public(
+        "decision_seat",
+        (S,),
+        "one-hot seat that must decide now",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=DICE_AND_DECISION,
+        reads=("pending_kind", "pending_seat"),
+        extract=_decision_seat,
+    ),
+    public(
+        "ghola_declined",
+        (1,),
+        "1 if the ghola was declined on this occasion (TLX-5)",
+        encoding=DENSE,
+        group=TURN,
+        reads=("ghola_declined",),
+        extract=_ghola_declined,
+    ),
+    public(
+        "battle_region",
+        (NUM_REGIONS,),
+        "one-hot region of the current battle",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("battle_region",),
+        extract=_battle_region,
+    ),
+    public(
+        "battle_defender",
+        (S,),
+        "one-hot seat of the current battle's defender",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=(_FS, "battle_defender"),
+        extract=_battle_defender,
+    ),
+    public(
+        "fortress_stage",
+        (3,),
+        "one-hot fortress stage: to decide, declined, done",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("battle_region", "battle_fortress_stage"),
+        extract=_fortress_stage,
+    ),
+    public(
+        "face_dancer_done",
+        (1,),
+        "1 once Tleilax stopped replacing units this battle",
+        encoding=DENSE,
+        group=TURN,
+        reads=("battle_region", "face_dancer_done"),
+        extract=_face_dancer_done,
+    ),
+    public(
+        "lend_queue",
+        (S,),
+        "1 for each seat still to be asked to lend a leader",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=(_FS, "lend_queue"),
+        extract=_lend_queue,
+    ),
+    public(
+        "lent",
+        (S,),
+        "1 for each seat that lent its leader this battle",
+        seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "lent"),
+        extract=_lent,
+    ),
     # --- the last battle, revealed -------------------------------------------------------
-    Field("last_battle_valid", (1,), "1 once a battle has been resolved"),
-    Field("last_battle_region", (NUM_REGIONS,), "one-hot region of the last battle"),
-    Field("last_battle_attacker", (S,), "one-hot attacker seat of the last battle", seat_axis=0),
-    Field("last_battle_defender", (S,), "one-hot defender seat of the last battle", seat_axis=0),
-    Field(
+    public(
+        "last_battle_valid",
+        (1,),
+        "1 once a battle has been resolved",
+        encoding=ONE_HOT,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_valid,
+    ),
+    public(
+        "last_battle_region",
+        (NUM_REGIONS,),
+        "one-hot region of the last battle",
+        encoding=ONE_HOT,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_region,
+    ),
+    public(
+        "last_battle_attacker",
+        (S,),
+        "one-hot attacker seat of the last battle",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_attacker,
+    ),
+    public(
+        "last_battle_defender",
+        (S,),
+        "one-hot defender seat of the last battle",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_defender,
+    ),
+    public(
         "last_battle_strength",
         (2,),
         "revealed strengths: attacker, defender",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
+        encoding=DENSE,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_strength,
     ),
-    Field("last_battle_winner", (2,), "one-hot winner side: attacker, defender"),
-    Field(
+    public(
+        "last_battle_winner",
+        (2,),
+        "one-hot winner side: attacker, defender",
+        encoding=ONE_HOT,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_winner,
+    ),
+    public(
         "last_battle_units",
         (2, S, NUM_UNIT_TYPES),
         "revealed bids: units committed by side (attacker, defender), owner seat, unit type",
         scale=_MAX_UNITS,
         max_raw=_MAX_UNITS,
         seat_axis=1,
+        encoding=SPARSE,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_units,
     ),
-    Field(
+    public(
         "last_battle_leaders",
         (2, S),
         "revealed bids: leader tokens committed by side and owner seat",
         scale=_MAX_LEADERS,
         max_raw=_MAX_LEADERS,
         seat_axis=1,
+        encoding=SPARSE,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_leaders,
     ),
 )
 
-PRIVATE_FIELDS: tuple[Field, ...] = (
-    Field(
-        "own_bid_units",
-        (S, NUM_UNIT_TYPES),
-        "the bid in progress of the side the observer decides for (attacker = active seat, "
-        "defender = defender seat): units committed by owner seat and type; 0 for everyone "
-        "else",
-        scale=_MAX_UNITS,
-        max_raw=_MAX_UNITS,
-        seat_axis=0,
+PRIVATE_FEATURES: tuple[SecretFeature, ...] = (
+    SecretFeature(
+        Field(
+            "own_bid_units",
+            (S, NUM_UNIT_TYPES),
+            "the bid in progress of the side the observer decides for (attacker = active "
+            "seat, defender = defender seat): units committed by owner seat and type; 0 for "
+            "everyone else",
+            scale=_MAX_UNITS,
+            max_raw=_MAX_UNITS,
+            seat_axis=0,
+        ),
+        _own_bid_units,
     ),
-    Field(
-        "own_bid_leaders",
-        (S,),
-        "that bid's leader tokens by owner seat",
-        scale=_MAX_LEADERS,
-        max_raw=_MAX_LEADERS,
-        seat_axis=0,
+    SecretFeature(
+        Field(
+            "own_bid_leaders",
+            (S,),
+            "that bid's leader tokens by owner seat",
+            scale=_MAX_LEADERS,
+            max_raw=_MAX_LEADERS,
+            seat_axis=0,
+        ),
+        _own_bid_leaders,
     ),
-    Field(
-        "bg_prediction",
-        (NUM_FACTIONS,),
-        "one-hot faction predicted by the Bene Gesserit (BG-0); only in the Bene Gesserit's "
-        "own observation",
+    SecretFeature(
+        Field(
+            "bg_prediction",
+            (NUM_FACTIONS,),
+            "one-hot faction predicted by the Bene Gesserit (BG-0); only in the Bene "
+            "Gesserit's own observation",
+        ),
+        _own_bg_prediction,
     ),
 )
 
-HIDDEN_FIELDS: tuple[Field, ...] = (
-    Field(
-        "bid_units",
-        (2, S, NUM_UNIT_TYPES),
-        "both bids in progress: units by side (attacker, defender), owner seat, unit type",
-        scale=_MAX_UNITS,
-        max_raw=_MAX_UNITS,
-        seat_axis=1,
+HIDDEN_FEATURES: tuple[SecretFeature, ...] = (
+    SecretFeature(
+        Field(
+            "bid_units",
+            (2, S, NUM_UNIT_TYPES),
+            "both bids in progress: units by side (attacker, defender), owner seat, unit type",
+            scale=_MAX_UNITS,
+            max_raw=_MAX_UNITS,
+            seat_axis=1,
+        ),
+        _all_bid_units,
     ),
-    Field(
-        "bid_leaders",
-        (2, S),
-        "both bids in progress: leader tokens by side and owner seat",
-        scale=_MAX_LEADERS,
-        max_raw=_MAX_LEADERS,
-        seat_axis=1,
+    SecretFeature(
+        Field(
+            "bid_leaders",
+            (2, S),
+            "both bids in progress: leader tokens by side and owner seat",
+            scale=_MAX_LEADERS,
+            max_raw=_MAX_LEADERS,
+            seat_axis=1,
+        ),
+        _all_bid_leaders,
     ),
-    Field("bg_prediction", (NUM_FACTIONS,), "one-hot faction predicted by the Bene Gesserit"),
+    SecretFeature(
+        Field("bg_prediction", (NUM_FACTIONS,), "one-hot faction predicted by the Bene Gesserit"),
+        _bg_prediction,
+    ),
 )
+
+PUBLIC_FIELDS: tuple[Field, ...] = tuple(f.field for f in PUBLIC_FEATURES)
+PRIVATE_FIELDS: tuple[Field, ...] = tuple(f.field for f in PRIVATE_FEATURES)
+HIDDEN_FIELDS: tuple[Field, ...] = tuple(f.field for f in HIDDEN_FEATURES)
 
 # The entries of `rules_variant`, in order: every GameConfig option that changes the rules.
 # (Rewards, skip_forced_decisions and record_events do not change what is legal.)
@@ -317,79 +1128,129 @@ STATE_SIZE = STATE_LAYOUT.size
 RULES_SIZE = sum(f.size for f in RULES_FIELDS)
 LEGACY_OBS_SIZE = OBS_SIZE - RULES_SIZE  # the observation before `rules_variant` existed
 
+_OBS_RULES: Final = OBS_LAYOUT.slices["rules_variant"]
+_STATE_RULES: Final = STATE_LAYOUT.slices["rules_variant"]
+_INV_SCALE: Final = PUBLIC_LAYOUT.inv_scale
 
-def _o(name: str, layout: Layout = PUBLIC_LAYOUT) -> int:
-    return layout[name].start
+
+# --- the generic incremental cache ---------------------------------------------------------------
 
 
-# Offsets, resolved once (the builder is the hot path of the environment).
-_SEAT_IN_GAME = _o("seat_in_game")
-_SEAT_FACTION = _o("seat_faction")
-_UNITS = _o("units")
-_LEADERS = _o("leaders")
-_STORAGE = _o("storage")
-_THUMPER = _o("thumper")
-_SHIELD = _o("shield_holder")
-_SNOOPER = _o("snooper_holder")
-_REGION_TOKEN = _o("region_token")
-_TOKEN_SUPPLY = _o("token_supply")
-_THUMPER_SUPPLY = _o("thumper_supply")
-_STORM = _o("storm_sector")
-_ROUND = _o("round")
-_FIRST = _o("first_seat")
-_ACTIVE = _o("active_seat")
-_PHASE = _o("phase")
-_FACTION_DICE = _o("faction_dice")
-_REGION_DIE = _o("region_die")
-_SPICE_DIE = _o("spice_die")
-_KANLY_DIE = _o("kanly_die")
-_DICE_FIXED = _o("dice_fixed")
-_DICE_USED = _o("dice_used")
-_RECRUIT_DICE = _o("recruit_dice")
-_ALLY_DICE = _o("ally_dice")
-_POOL = _o("pool")
-_ALLY = _o("ally_seat")
-_OFFER_TARGET = _o("offer_target")
-_OFFER_SYMBOL = _o("offer_symbol")
-_AXOLOTL = _o("axolotl_symbol")
-_LEADER_RECRUITED = _o("leader_recruited")
-_LAND_CONSENT = _o("land_consent")
-_GRANT = _o("grant")
-_GUILD_PAID = _o("guild_paid")
-_TARGET = _o("target_region")
-_KIND = _o("decision_kind")
-_DECISION_SEAT = _o("decision_seat")
-_GHOLA_DECLINED = _o("ghola_declined")
-_BATTLE_REGION = _o("battle_region")
-_BATTLE_DEFENDER = _o("battle_defender")
-_FORTRESS_STAGE = _o("fortress_stage")
-_FACE_DANCER_DONE = _o("face_dancer_done")
-_LEND_QUEUE = _o("lend_queue")
-_LENT = _o("lent")
-_LB_VALID = _o("last_battle_valid")
-_LB_REGION = _o("last_battle_region")
-_LB_ATTACKER = _o("last_battle_attacker")
-_LB_DEFENDER = _o("last_battle_defender")
-_LB_STRENGTH = _o("last_battle_strength")
-_LB_WINNER = _o("last_battle_winner")
-_LB_UNITS = _o("last_battle_units")
-_LB_LEADERS = _o("last_battle_leaders")
-_OWN_BID_UNITS = _o("own_bid_units", OBS_LAYOUT)
-_OWN_BID_LEADERS = _o("own_bid_leaders", OBS_LAYOUT)
-_OBS_PREDICTION = _o("bg_prediction", OBS_LAYOUT)
-_BID_UNITS = _o("bid_units", STATE_LAYOUT)
-_BID_LEADERS = _o("bid_leaders", STATE_LAYOUT)
-_STATE_PREDICTION = _o("bg_prediction", STATE_LAYOUT)
-_OBS_RULES = OBS_LAYOUT.slices["rules_variant"]
-_STATE_RULES = STATE_LAYOUT.slices["rules_variant"]
+def _copied(value: object) -> object:
+    """A copy of what a feature read, deep enough that later changes of the state do not
+    change it (the state holds ints, bools, lists and lists of lists)."""
+    if isinstance(value, list):
+        return [x[:] if isinstance(x, list) else x for x in value]
+    if isinstance(value, tuple):
+        return tuple([_copied(x) for x in value])
+    return value
 
-_KIND_INDEX = {int(k): i for i, k in enumerate(KIND_ORDER)}
-_SYMBOL_OF_FACE = tuple(int(f) for f in FACTION_DIE_SYMBOLS)
-_ZERO_UNITS = [0] * _LOC
-_BID_PHASES = (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
-_INV_SCALE = PUBLIC_LAYOUT.inv_scale
-_UNIT_SCALE = np.float32(1.0 / _MAX_UNITS)
-_LEADER_SCALE = np.float32(1.0 / _MAX_LEADERS)
+
+def _played_size(f: Field, num_players: int) -> int:
+    """The number of entries a DENSE extractor returns: the played seats' part of a field
+    whose first axis is the seat axis, else the whole field."""
+    if f.seat_axis is None:
+        return f.size
+    if f.seat_axis != 0:
+        raise ValueError(f"field {f.name}: a DENSE field's seat axis must be its first axis")
+    return num_players * (f.size // f.shape[0])
+
+
+class _Group:
+    """The cache of one change group of one observer: what its features read and wrote."""
+
+    def __init__(self, name: str, features: list[Feature], num_players: int) -> None:
+        self.name = name
+        names = sorted({attr for f in features for attr in f.reads})
+        self.read: Callable[[GameState], object] = attrgetter(*names)
+        self.source: object = None  # `_copied(read(state))` when last written; None: never
+        self.one_hot: list[tuple[int, Extractor]] = []
+        self.dense: list[Extractor] = []
+        self.sparse: list[tuple[int, Extractor]] = []
+        self.rows: list[tuple[int, int, Extractor]] = []
+        dense_index: list[int] = []
+        for feature in features:
+            f = PUBLIC_LAYOUT[feature.field.name]
+            if feature.encoding == ONE_HOT:
+                self.one_hot.append((f.start, feature.extract))
+            elif feature.encoding == DENSE:
+                self.dense.append(feature.extract)
+                dense_index += range(f.start, f.start + _played_size(f, num_players))
+            elif feature.encoding == SPARSE:
+                self.sparse.append((f.start, feature.extract))
+            elif feature.encoding == ROWS:
+                if f.seat_axis != 0:
+                    raise ValueError(f"field {f.name}: ROWS needs the seat axis first")
+                self.rows.append((f.start, f.size // f.shape[0], feature.extract))
+            else:
+                raise ValueError(f"field {f.name}: unknown encoding {feature.encoding}")
+        self.dense_index = np.array(dense_index, dtype=np.intp)
+        self.dense_scale = _INV_SCALE[self.dense_index].copy()
+        self.dense_values: list[float] | None = None
+        self.ones: list[int] = []
+        self.ones_index = np.zeros(0, dtype=np.intp)
+        self.sparse_index: list[int] = []
+        self.sparse_values: list[int] = []
+        self.row_values: list[list[list[int] | None]] = [[None] * num_players for _ in self.rows]
+
+    def update(self, s: GameState, buf: np.ndarray) -> None:
+        """Rewrite the group's entries of `buf` if what its features read changed."""
+        source = self.read(s)
+        if source == self.source:
+            return
+        self.source = _copied(source)
+        if self.one_hot:
+            ones: list[int] = []
+            for start, extract in self.one_hot:
+                for position in extract(s):
+                    ones.append(start + position)
+            if ones != self.ones:
+                buf[self.ones_index] = 0.0
+                self.ones_index = np.array(ones, dtype=np.intp)
+                buf[self.ones_index] = 1.0
+                self.ones = ones
+        if self.dense:
+            values: list[float] = []
+            for extract in self.dense:
+                values += extract(s)
+            if values != self.dense_values:
+                if len(values) != len(self.dense_index):
+                    raise ValueError(
+                        f"observer group {self.name!r}: its DENSE extractors returned "
+                        f"{len(values)} values for {len(self.dense_index)} entries"
+                    )
+                buf[self.dense_index] = np.multiply(values, self.dense_scale, dtype=np.float32)
+                self.dense_values = values
+        if self.sparse:
+            index: list[int] = []
+            raw: list[int] = []
+            for start, extract in self.sparse:
+                positions, counts = extract(s)
+                index += [start + p for p in positions]
+                raw += counts
+            if index != self.sparse_index or raw != self.sparse_values:
+                buf[self.sparse_index] = 0.0
+                buf[index] = np.multiply(raw, _INV_SCALE[index], dtype=np.float32)
+                self.sparse_index = index
+                self.sparse_values = raw
+        for (start, width, extract), cached in zip(self.rows, self.row_values, strict=True):
+            scale = _INV_SCALE[start]
+            for seat, row in enumerate(extract(s)):
+                if row != cached[seat]:
+                    at = start + seat * width
+                    buf[at : at + width] = np.multiply(row, scale, dtype=np.float32)
+                    cached[seat] = list(row)
+
+
+def _secret_plan(
+    layout: Layout, features: tuple[SecretFeature, ...]
+) -> list[tuple[int, np.float32, SecretExtractor]]:
+    """(start, 1/scale, extractor) of each secret feature in `layout`."""
+    plan = []
+    for feature in features:
+        start = layout[feature.field.name].start
+        plan.append((start, layout.inv_scale[start], feature.extract))
+    return plan
 
 
 class Observer:
@@ -397,9 +1258,9 @@ class Observer:
 
     `public(state, key)` returns the absolute public vector, rebuilt only when `key` changes
     (the environment passes the decision count, and calls `invalidate()` for a new game).
-    The rebuild itself is incremental: each group of entries is compared with the values it
-    was last written from and rewritten only if they differ.  `observe` and `global_state`
-    return fresh arrays.
+    The rebuild itself is incremental: the features of each change group (`Feature.group`)
+    are re-extracted only if a state attribute they read changed, and written only if their
+    values changed.  `observe` and `global_state` return fresh arrays.
     """
 
     def __init__(self, num_players: int) -> None:
@@ -411,54 +1272,24 @@ class Observer:
         self._perms = [
             np.concatenate([PUBLIC_LAYOUT.seat_permutation(n, o), tail]) for o in range(n)
         ]
+        # Where each absolute entry of a private field lands in the observer's observation.
+        self._egocentric: list[list[int]] = []
+        for o in range(n):
+            perm = OBS_LAYOUT.seat_permutation(n, o)
+            inverse = np.empty_like(perm)
+            inverse[perm] = np.arange(perm.size)
+            self._egocentric.append([int(i) for i in inverse])
+        self._private = _secret_plan(OBS_LAYOUT, PRIVATE_FEATURES)
+        self._hidden = _secret_plan(STATE_LAYOUT, HIDDEN_FEATURES)
         self._key: object = None
         self._buffer = np.zeros(OBS_SIZE, dtype=np.float32)
         self._public = self._buffer[:PUBLIC_SIZE]
-        self._public[_SEAT_IN_GAME : _SEAT_IN_GAME + n] = 1.0
-        # The values each group of entries was last written from (see _build_public); None
-        # until first written.
-        self._units_source: list[list[int] | None] = [None] * n
-        self._sf_source: list[int] | None = None
-        self._fs_source: list[int] | None = None
-        self._leaders_source: list[list[int]] | None = None
-        self._storage_source: list[int] | None = None
-        self._thumpers_source: list[int] | None = None
-        self._guild_paid_source: list[bool] | None = None
-        self._lent_source: list[bool] | None = None
-        self._token_supply_source: list[int] | None = None
-        self._thumper_supply_source: int | None = None
-        self._region_token_source: list[int] | None = None
-        self._shield_source: int | None = None
-        self._snooper_source: int | None = None
-        self._storm_source: int | None = None
-        self._round_source: int | None = None
-        self._first_source: int | None = None
-        self._turn_source: list[int] = []
-        self._slow_ones: list[int] = []
-        self._fast_ones: list[int] = []
-        self._slow_array = np.zeros(0, dtype=np.intp)
-        self._fast_array = np.zeros(0, dtype=np.intp)
-        self._lb_source: list[int] = []
-        self._lb_index: list[int] = []
+        by_group: dict[str, list[Feature]] = {}
+        for feature in PUBLIC_FEATURES:
+            by_group.setdefault(feature.group, []).append(feature)
+        self._groups = [_Group(name, fs, n) for name, fs in by_group.items()]
         self._config_source: GameConfig | None = None
         self._rules = np.zeros(RULES_SIZE, dtype=np.float32)
-        # Positions of the per-seat scalars, in the order `_build_public` lists them.
-        index: list[int] = []
-        for seat in range(n):
-            index += [_LEADERS + 2 * seat, _LEADERS + 2 * seat + 1]
-        for start in (_STORAGE, _THUMPER, _GUILD_PAID, _LENT):
-            index += [start + seat for seat in range(n)]
-        index += list(range(_TOKEN_SUPPLY, _TOKEN_SUPPLY + NUM_TOKEN_TYPES))
-        index.append(_THUMPER_SUPPLY)
-        self._seat_index = np.array(index, dtype=np.intp)
-        self._seat_scale = _INV_SCALE[self._seat_index].copy()
-        # ... and of the turn's scalars.
-        index = list(range(_DICE_FIXED, _DICE_FIXED + NUM_DICE))
-        index += list(range(_DICE_USED, _DICE_USED + 4))
-        index += [_POOL, _GRANT, _LEADER_RECRUITED, _LAND_CONSENT, _GHOLA_DECLINED]
-        index += [_FACE_DANCER_DONE, _LB_STRENGTH, _LB_STRENGTH + 1]
-        self._turn_index = np.array(index, dtype=np.intp)
-        self._turn_scale = _INV_SCALE[self._turn_index].copy()
 
     def invalidate(self) -> None:
         """Forget the cache key (a new game or a restored position)."""
@@ -469,7 +1300,9 @@ class Observer:
     def public(self, state: GameState, key: object) -> np.ndarray:
         """The public fields in absolute seats (cached; do not modify the result)."""
         if key != self._key or key is None:
-            self._build_public(state)
+            buf = self._public
+            for group in self._groups:
+                group.update(state, buf)
             self._key = key
         if state.config is not self._config_source:
             # The rule variants live past the public part (in the observation's tail, which
@@ -478,178 +1311,6 @@ class Observer:
             self._buffer[_OBS_RULES] = self._rules
             self._config_source = state.config
         return self._public
-
-    def _build_public(self, s: GameState) -> None:
-        """Write the public vector.  Entries come in groups (unit counts, per-seat scalars,
-        turn scalars, slow and fast one-hots, last battle); each group is rewritten only when
-        the values it was written from changed, since most decisions change few of them."""
-        buf = self._public
-        sf = s.seat_faction
-        fs = s.faction_seat
-        lb = s.last_battle
-        lb_changed = lb != self._lb_source
-
-        # Unit counts, row by row (a decision moves the units of one or two factions).
-        rows = self._units_source
-        for seat, f in enumerate(sf):
-            row = s.units[f] if f >= 0 else _ZERO_UNITS
-            if row != rows[seat]:
-                start = _UNITS + seat * _LOC
-                block = buf[start : start + _LOC]
-                block[:] = row
-                block *= _UNIT_SCALE
-                rows[seat] = row[:]
-
-        # Per-seat scalars: compared in the engine's faction order, rebuilt in seat order.
-        if (
-            sf != self._sf_source
-            or s.leaders != self._leaders_source
-            or s.storage != self._storage_source
-            or s.thumpers != self._thumpers_source
-            or s.guild_paid != self._guild_paid_source
-            or s.lent != self._lent_source
-            or s.token_supply != self._token_supply_source
-            or s.thumper_supply != self._thumper_supply_source
-        ):
-            if NO_ONE in sf:  # seats that have not drafted yet have no pieces
-                values = [x for f in sf for x in (s.leaders[f] if f >= 0 else (0, 0))]
-                values += [s.storage[f] if f >= 0 else 0 for f in sf]
-                values += [s.thumpers[f] if f >= 0 else 0 for f in sf]
-                values += [s.guild_paid[f] if f >= 0 else False for f in sf]
-                values += [s.lent[f] if f >= 0 else False for f in sf]
-            else:
-                values = [x for f in sf for x in s.leaders[f]]
-                values += [s.storage[f] for f in sf]
-                values += [s.thumpers[f] for f in sf]
-                values += [s.guild_paid[f] for f in sf]
-                values += [s.lent[f] for f in sf]
-            values += s.token_supply
-            values.append(s.thumper_supply)
-            buf[self._seat_index] = np.multiply(values, self._seat_scale, dtype=np.float32)
-            self._leaders_source = [pair[:] for pair in s.leaders]
-            self._storage_source = s.storage[:]
-            self._thumpers_source = s.thumpers[:]
-            self._guild_paid_source = s.guild_paid[:]
-            self._lent_source = s.lent[:]
-            self._token_supply_source = s.token_supply[:]
-            self._thumper_supply_source = s.thumper_supply
-
-        has_lb = len(lb) == _LAST_BATTLE_LEN
-        turn: list[int] = [
-            *s.dice_fixed,
-            *s.dice_used,
-            s.pool,
-            s.grant,
-            s.leader_recruited,
-            s.land_consent,
-            s.ghola_declined,
-            s.face_dancer_done and s.battle_region >= 0,
-            lb[3] if has_lb else 0,
-            lb[4] if has_lb else 0,
-        ]
-        if turn != self._turn_source:
-            buf[self._turn_index] = np.multiply(turn, self._turn_scale, dtype=np.float32)
-            self._turn_source = turn
-
-        # One-hots that change a few times per game...
-        if (
-            lb_changed
-            or sf != self._sf_source
-            or fs != self._fs_source
-            or s.region_token != self._region_token_source
-            or s.shield_holder != self._shield_source
-            or s.snooper_holder != self._snooper_source
-            or s.storm_sector != self._storm_source
-            or s.round != self._round_source
-            or s.first_seat != self._first_source
-        ):
-            slow = [_SEAT_FACTION + seat * NUM_FACTIONS + f for seat, f in enumerate(sf) if f >= 0]
-            slow += [
-                _REGION_TOKEN + region * NUM_TOKEN_TYPES + token
-                for region, token in enumerate(s.region_token)
-                if token >= 0
-            ]
-            slow += (
-                _SHIELD + (fs[s.shield_holder] if s.shield_holder >= 0 else S),
-                _SNOOPER + (fs[s.snooper_holder] if s.snooper_holder >= 0 else S),
-                _STORM + s.storm_sector - 1,
-                _ROUND + s.round - 1,
-                _FIRST + s.first_seat,
-            )
-            if has_lb:
-                slow += (
-                    _LB_VALID,
-                    _LB_REGION + lb[0],
-                    _LB_ATTACKER + fs[lb[1]],
-                    _LB_DEFENDER + fs[lb[2]],
-                    _LB_WINNER + lb[5],
-                )
-            if slow != self._slow_ones:
-                buf[self._slow_array] = 0.0
-                self._slow_array = np.array(slow, dtype=np.intp)
-                buf[self._slow_array] = 1.0
-                self._slow_ones = slow
-            self._region_token_source = s.region_token[:]
-            self._shield_source = s.shield_holder
-            self._snooper_source = s.snooper_holder
-            self._storm_source = s.storm_sector
-            self._round_source = s.round
-            self._first_source = s.first_seat
-
-        # ... and those that change at almost every decision.
-        faces = s.dice_faces
-        fast = [
-            _ACTIVE + s.active_seat,
-            _PHASE + s.phase,
-            _FACTION_DICE + _SYMBOL_OF_FACE[faces[0]],
-            _FACTION_DICE + NUM_FACTIONS + _SYMBOL_OF_FACE[faces[1]],
-            _FACTION_DICE + 2 * NUM_FACTIONS + _SYMBOL_OF_FACE[faces[2]],
-            _FACTION_DICE + 3 * NUM_FACTIONS + _SYMBOL_OF_FACE[faces[3]],
-            _REGION_DIE + faces[Die.REGION],
-            _SPICE_DIE + faces[Die.SPICE],
-            _KANLY_DIE + faces[Die.KANLY],
-        ]
-        add = fast.append
-        if s.pending_kind >= 0:
-            add(_KIND + _KIND_INDEX[s.pending_kind])
-            add(_DECISION_SEAT + s.pending_seat)
-        for die in s.recruit_dice:
-            add(_RECRUIT_DICE + die)
-        for die in s.ally_dice:
-            add(_ALLY_DICE + die)
-        if s.ally >= 0:
-            add(_ALLY + fs[s.ally])
-        if s.offer_target >= 0:
-            add(_OFFER_TARGET + fs[s.offer_target])
-        if s.offer_symbol >= 0:
-            add(_OFFER_SYMBOL + s.offer_symbol)
-        if s.axolotl_symbol >= 0:
-            add(_AXOLOTL + s.axolotl_symbol)
-        if s.target >= 0:
-            add(_TARGET + s.target)
-        if s.battle_region >= 0:
-            add(_BATTLE_REGION + s.battle_region)
-            add(_FORTRESS_STAGE + s.battle_fortress_stage)
-        if s.battle_defender >= 0:
-            add(_BATTLE_DEFENDER + fs[s.battle_defender])
-        for f in s.lend_queue:
-            add(_LEND_QUEUE + fs[f])
-        if fast != self._fast_ones:
-            buf[self._fast_array] = 0.0
-            self._fast_array = np.array(fast, dtype=np.intp)
-            buf[self._fast_array] = 1.0
-            self._fast_ones = fast
-
-        # The last battle's revealed bids.
-        if lb_changed:
-            buf[self._lb_index] = 0.0
-            index, values = _last_battle_bids(lb, fs) if has_lb else ([], [])
-            buf[index] = np.multiply(values, _INV_SCALE[index], dtype=np.float32)
-            self._lb_source = list(lb)
-            self._lb_index = index
-        if sf != self._sf_source or fs != self._fs_source:
-            self._sf_source = sf[:]
-            self._fs_source = fs[:]
 
     # --- observations and states -----------------------------------------------------------
 
@@ -660,30 +1321,11 @@ class Observer:
         float32 array of OBS_SIZE, if given: the batched environments fill their rows)."""
         self.public(state, key)
         obs = self._buffer.take(self._perms[observer], out=out)
-        s = state
-        if s.phase in _BID_PHASES:
-            side = -1
-            if observer == s.active_seat:
-                side = 0
-            elif (
-                s.phase == Phase.BATTLE_BID_DEFENDER
-                and s.faction_seat[s.battle_defender] == observer
-            ):
-                side = 1
-            if side >= 0:
-                n = self.num_players
-                fs = s.faction_seat
-                units = s.bid_units[side]
-                for i, count in enumerate(units):
-                    if count:
-                        rel = (fs[i >> 1] - observer) % n
-                        obs[_OWN_BID_UNITS + rel * 2 + (i & 1)] = count * _UNIT_SCALE
-                for f, count in enumerate(s.bid_leaders[side]):
-                    if count:
-                        rel = (fs[f] - observer) % n
-                        obs[_OWN_BID_LEADERS + rel] = count * _LEADER_SCALE
-        if s.bg_prediction >= 0 and s.seat_faction[observer] == Faction.BENE_GESSERIT:
-            obs[_OBS_PREDICTION + s.bg_prediction] = 1.0
+        egocentric = self._egocentric[observer]
+        for start, scale, extract in self._private:
+            positions, values = extract(state, observer)
+            for position, value in zip(positions, values, strict=True):
+                obs[egocentric[start + position]] = value * scale
         return obs
 
     def global_state(self, state: GameState, key: object) -> np.ndarray:
@@ -691,36 +1333,8 @@ class Observer:
         out = np.zeros(STATE_SIZE, dtype=np.float32)
         out[:PUBLIC_SIZE] = self.public(state, key)
         out[_STATE_RULES] = self._rules
-        s = state
-        fs = s.faction_seat
-        for side in (0, 1):
-            for i, count in enumerate(s.bid_units[side]):
-                if count:
-                    out[_BID_UNITS + side * S * 2 + fs[i >> 1] * 2 + (i & 1)] = count * _UNIT_SCALE
-            for f, count in enumerate(s.bid_leaders[side]):
-                if count:
-                    out[_BID_LEADERS + side * S + fs[f]] = count * _LEADER_SCALE
-        if s.bg_prediction >= 0:
-            out[_STATE_PREDICTION + s.bg_prediction] = 1.0
+        for start, scale, extract in self._hidden:
+            positions, values = extract(state, EVERY_SEAT)
+            for position, value in zip(positions, values, strict=True):
+                out[start + position] = value * scale
         return out
-
-
-def _last_battle_bids(lb: list[int], fs: list[int]) -> tuple[list[int], list[int]]:
-    """Positions (absolute seats) and raw counts of the last battle's revealed bids."""
-    index: list[int] = []
-    values: list[int] = []
-    width = NUM_FACTIONS * NUM_UNIT_TYPES
-    for side in (0, 1):
-        base = 6 + side * width
-        for i in range(width):
-            count = lb[base + i]
-            if count:
-                index.append(_LB_UNITS + side * S * 2 + fs[i >> 1] * 2 + (i & 1))
-                values.append(count)
-        base = 6 + 2 * width + side * NUM_FACTIONS
-        for f in range(NUM_FACTIONS):
-            count = lb[base + f]
-            if count:
-                index.append(_LB_LEADERS + side * S + fs[f])
-                values.append(count)
-    return index, values
