@@ -58,6 +58,10 @@ HIDDEN_DECISIONS: Final[frozenset[DecisionKind]] = frozenset(
 """Decision kinds whose legal and chosen options only their decider sees (BATTLE-5, BG-0)."""
 
 NO_SIDE: Final = -1
+# Plain ints for the hot paths (observers ask at every step; enum attribute access is slow).
+_ATTACKER_BIDS: Final = int(Phase.BATTLE_BID_ATTACKER)
+_DEFENDER_BIDS: Final = int(Phase.BATTLE_BID_DEFENDER)
+_BENE_GESSERIT: Final = int(Faction.BENE_GESSERIT)
 _BID_PROBABILITIES: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -66,12 +70,13 @@ _BID_PROBABILITIES: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 def sees_prediction(state: GameState, seat: int) -> bool:
     """BG-0: whether `seat` may see the Bene Gesserit prediction (the BG's own seat only)."""
-    return state.seat_faction[seat] == Faction.BENE_GESSERIT
+    return state.seat_faction[seat] == _BENE_GESSERIT
 
 
 def bid_in_progress(state: GameState) -> bool:
     """BATTLE-5: a battle's bids are being decided (they are hidden until revealed)."""
-    return state.phase == Phase.BATTLE_BID_ATTACKER or state.phase == Phase.BATTLE_BID_DEFENDER
+    phase = state.phase
+    return phase == _ATTACKER_BIDS or phase == _DEFENDER_BIDS
 
 
 def bid_decider(state: GameState, side: int) -> int:
@@ -86,9 +91,9 @@ def known_bid_side(state: GameState, seat: int) -> int:
     """BATTLE-5: the battle side whose bid in progress `seat` may see (the side it decides for),
     or NO_SIDE.  The defender's bid exists only from the defender's bidding phase on."""
     phase = state.phase
-    if phase == Phase.BATTLE_BID_ATTACKER:
+    if phase == _ATTACKER_BIDS:
         return ATTACKER if seat == state.active_seat else NO_SIDE
-    if phase == Phase.BATTLE_BID_DEFENDER:
+    if phase == _DEFENDER_BIDS:
         if seat == state.active_seat:
             return ATTACKER
         if state.faction_seat[state.battle_defender] == seat:
@@ -104,6 +109,17 @@ def sees_bid(state: GameState, seat: int, side: int) -> bool:
     if side == DEFENDER and state.phase == Phase.BATTLE_BID_ATTACKER:
         return True  # not started: empty
     return known_bid_side(state, seat) == side
+
+
+def holds_secret(state: GameState, seat: int) -> bool:
+    """Whether `seat` sees anything hidden from others right now: a bid in progress it
+    decides (BATTLE-5) or the Bene Gesserit prediction (BG-0).  Observers skip the private
+    fields when it does not."""
+    phase = state.phase
+    if phase == _ATTACKER_BIDS or phase == _DEFENDER_BIDS:
+        if known_bid_side(state, seat) != NO_SIDE:
+            return True
+    return state.bg_prediction != NO_ONE and state.seat_faction[seat] == _BENE_GESSERIT
 
 
 def sees_decision(kind: int, decider: int, seat: int) -> bool:
@@ -240,6 +256,7 @@ __all__ = [
     "NO_SIDE",
     "bid_decider",
     "bid_in_progress",
+    "holds_secret",
     "known_bid_side",
     "resample",
     "sees_bid",

@@ -83,17 +83,32 @@ ROWS: Final = 3
 """The extractor returns one row of raw values per seat in play (a field of shape (S, ...)):
 rows are compared and rewritten one by one (unit counts: a decision moves one or two)."""
 
-# --- change groups: the features of a group are compared and rewritten together -------------
-# A group is only a tag for speed (put features that change together in one group); any
-# grouping gives the same observations.
+# --- change groups ------------------------------------------------------------------------------
 
-UNIT_COUNTS: Final = "unit counts"
-PIECES: Final = "pieces"  # per-seat counts and supplies: a few times per game
-BOARD: Final = "board"  # one-hots that change a few times per game
-TURN: Final = "turn"  # scalars of the turn in progress
-DICE_AND_DECISION: Final = "dice and decision"  # changes at almost every decision
-CONTEXT: Final = "context"  # who is allied, offered, targeted, fighting: a few times a turn
-LAST_BATTLE: Final = "last battle"
+
+@dataclass(frozen=True)
+class ChangeGroup:
+    """Features whose entries are compared and rewritten together.
+
+    A group is only a matter of speed (any grouping gives the same observations).  With
+    `watch`, the group first compares the state attributes its features read
+    (`Feature.reads`) with those it was last written from and skips them all when none changed:
+    worth it for groups that rarely change.  Without, its features are extracted at every
+    rebuild and only their values compared.
+    """
+
+    name: str
+    watch: bool
+
+
+UNIT_COUNTS: Final = ChangeGroup("unit counts", watch=True)
+PIECES: Final = ChangeGroup("pieces", watch=True)  # per-seat counts, supplies
+BOARD: Final = ChangeGroup("board", watch=True)  # once a turn or less
+DICE: Final = ChangeGroup("dice", watch=True)  # rolled or fixed: a third of the decisions
+DECISION: Final = ChangeGroup("decision", watch=False)  # the pending decision: nearly always
+CONTEXT: Final = ChangeGroup("context", watch=True)  # allies, offers, recruiting, landing
+BATTLE: Final = ChangeGroup("battle", watch=True)  # the battle in progress
+LAST_BATTLE: Final = ChangeGroup("last battle", watch=True)
 
 Extractor = Callable[[GameState], Any]
 SecretExtractor = Callable[[GameState, int], tuple[Sequence[int], Sequence[int]]]
@@ -114,7 +129,7 @@ class Feature:
 
     field: Field
     encoding: int
-    group: str
+    group: ChangeGroup
     reads: tuple[str, ...]
     extract: Extractor
 
@@ -177,6 +192,9 @@ def revealed_battle(s: GameState) -> RevealedBattle | None:
 _ZERO_UNITS: Final = [0] * _LOC
 _SYMBOL_OF_FACE: Final = tuple(int(f) for f in FACTION_DIE_SYMBOLS)
 _KIND_INDEX: Final = {int(k): i for i, k in enumerate(KIND_ORDER)}
+_REGION_DIE: Final = int(Die.REGION)
+_SPICE_DIE: Final = int(Die.SPICE)
+_KANLY_DIE: Final = int(Die.KANLY)
 _NOTHING: Final[tuple[Sequence[int], Sequence[int]]] = ((), ())
 EVERY_SEAT: Final = -1  # the seat hidden extractors are asked for (they ignore it)
 
@@ -251,19 +269,25 @@ def _phase(s: GameState) -> list[int]:
 
 def _faction_dice(s: GameState) -> list[int]:
     faces = s.dice_faces
-    return [die * NUM_FACTIONS + _SYMBOL_OF_FACE[faces[die]] for die in range(4)]
+    symbol = _SYMBOL_OF_FACE
+    return [
+        symbol[faces[0]],
+        NUM_FACTIONS + symbol[faces[1]],
+        2 * NUM_FACTIONS + symbol[faces[2]],
+        3 * NUM_FACTIONS + symbol[faces[3]],
+    ]
 
 
 def _region_die(s: GameState) -> list[int]:
-    return [s.dice_faces[Die.REGION]]
+    return [s.dice_faces[_REGION_DIE]]
 
 
 def _spice_die(s: GameState) -> list[int]:
-    return [s.dice_faces[Die.SPICE]]
+    return [s.dice_faces[_SPICE_DIE]]
 
 
 def _kanly_die(s: GameState) -> list[int]:
-    return [s.dice_faces[Die.KANLY]]
+    return [s.dice_faces[_KANLY_DIE]]
 
 
 def _dice_fixed(s: GameState) -> list[bool]:
@@ -487,7 +511,7 @@ def public(
     doc: str,
     *,
     encoding: int,
-    group: str,
+    group: ChangeGroup,
     reads: tuple[str, ...],
     extract: Extractor,
     scale: float = 1.0,
@@ -659,7 +683,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "one-hot active player (whose turn it is)",
         seat_axis=0,
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=BOARD,
         reads=("active_seat",),
         extract=_active_seat,
     ),
@@ -668,7 +692,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (_NUM_PHASES,),
         "one-hot engine phase (dune_env.engine.Phase order)",
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DECISION,
         reads=("phase",),
         extract=_phase,
     ),
@@ -677,7 +701,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (4, NUM_FACTIONS),
         "one-hot faction symbol shown by each of the four faction dice",
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DICE,
         reads=("dice_faces",),
         extract=_faction_dice,
     ),
@@ -686,7 +710,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (NUM_SECTORS,),
         "one-hot region die face 1..6",
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DICE,
         reads=("dice_faces",),
         extract=_region_die,
     ),
@@ -695,7 +719,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (6,),
         "one-hot spice die face: 1..5 spice, then Shai-Hulud",
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DICE,
         reads=("dice_faces",),
         extract=_spice_die,
     ),
@@ -704,7 +728,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (6,),
         "one-hot Kanly die face: Poison, Crysknife, Hunter-seeker, Snooper, Shield, Thumper",
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DICE,
         reads=("dice_faces",),
         extract=_kanly_die,
     ),
@@ -713,7 +737,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (NUM_DICE,),
         "1 for each fixed die (faction 1-4, region, spice, Kanly)",
         encoding=DENSE,
-        group=TURN,
+        group=DICE,
         reads=("dice_fixed",),
         extract=_dice_fixed,
     ),
@@ -722,7 +746,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (4,),
         "1 for each faction die already used (recruiting, face dancers)",
         encoding=DENSE,
-        group=TURN,
+        group=DICE,
         reads=("dice_used",),
         extract=_dice_used,
     ),
@@ -751,7 +775,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
         encoding=DENSE,
-        group=TURN,
+        group=DECISION,
         reads=("pool",),
         extract=_pool,
     ),
@@ -798,7 +822,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (1,),
         "1 if a leader was recruited this step (ATR-2)",
         encoding=DENSE,
-        group=TURN,
+        group=CONTEXT,
         reads=("leader_recruited",),
         extract=_leader_recruited,
     ),
@@ -807,7 +831,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (1,),
         "1 if landing in the ally's regions is allowed (LAND-4)",
         encoding=DENSE,
-        group=TURN,
+        group=CONTEXT,
         reads=("land_consent",),
         extract=_land_consent,
     ),
@@ -818,7 +842,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
         encoding=DENSE,
-        group=TURN,
+        group=CONTEXT,
         reads=("grant",),
         extract=_grant,
     ),
@@ -847,7 +871,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (NUM_DECISION_KINDS,),
         "one-hot kind of the pending decision (action-table block order)",
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DECISION,
         reads=("pending_kind",),
         extract=_decision_kind,
     ),
@@ -857,7 +881,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "one-hot seat that must decide now",
         seat_axis=0,
         encoding=ONE_HOT,
-        group=DICE_AND_DECISION,
+        group=DECISION,
         reads=("pending_kind", "pending_seat"),
         extract=_decision_seat,
     ),
@@ -866,7 +890,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (1,),
         "1 if the ghola was declined on this occasion (TLX-5)",
         encoding=DENSE,
-        group=TURN,
+        group=CONTEXT,
         reads=("ghola_declined",),
         extract=_ghola_declined,
     ),
@@ -875,7 +899,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (NUM_REGIONS,),
         "one-hot region of the current battle",
         encoding=ONE_HOT,
-        group=CONTEXT,
+        group=BATTLE,
         reads=("battle_region",),
         extract=_battle_region,
     ),
@@ -885,7 +909,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "one-hot seat of the current battle's defender",
         seat_axis=0,
         encoding=ONE_HOT,
-        group=CONTEXT,
+        group=BATTLE,
         reads=(_FS, "battle_defender"),
         extract=_battle_defender,
     ),
@@ -894,7 +918,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (3,),
         "one-hot fortress stage: to decide, declined, done",
         encoding=ONE_HOT,
-        group=CONTEXT,
+        group=BATTLE,
         reads=("battle_region", "battle_fortress_stage"),
         extract=_fortress_stage,
     ),
@@ -903,7 +927,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (1,),
         "1 once Tleilax stopped replacing units this battle",
         encoding=DENSE,
-        group=TURN,
+        group=BATTLE,
         reads=("battle_region", "face_dancer_done"),
         extract=_face_dancer_done,
     ),
@@ -913,7 +937,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "1 for each seat still to be asked to lend a leader",
         seat_axis=0,
         encoding=ONE_HOT,
-        group=CONTEXT,
+        group=BATTLE,
         reads=(_FS, "lend_queue"),
         extract=_lend_queue,
     ),
@@ -1136,14 +1160,15 @@ _INV_SCALE: Final = PUBLIC_LAYOUT.inv_scale
 # --- the generic incremental cache ---------------------------------------------------------------
 
 
-def _copied(value: object) -> object:
-    """A copy of what a feature read, deep enough that later changes of the state do not
-    change it (the state holds ints, bools, lists and lists of lists)."""
-    if isinstance(value, list):
-        return [x[:] if isinstance(x, list) else x for x in value]
-    if isinstance(value, tuple):
-        return tuple([_copied(x) for x in value])
-    return value
+def _copied(values: tuple[Any, ...], lists: Sequence[int]) -> tuple[Any, ...]:
+    """A copy of what a group read (state attributes: ints, bools, lists, lists of lists),
+    deep enough that later changes of the state do not change it; `lists`: the positions of
+    the lists."""
+    copy = list(values)
+    for i in lists:
+        value = copy[i]
+        copy[i] = [row[:] for row in value] if value and type(value[0]) is list else value[:]
+    return tuple(copy)
 
 
 def _played_size(f: Field, num_players: int) -> int:
@@ -1156,90 +1181,134 @@ def _played_size(f: Field, num_players: int) -> int:
     return num_players * (f.size // f.shape[0])
 
 
-class _Group:
-    """The cache of one change group of one observer: what its features read and wrote."""
+class _Slot:
+    """One feature in one observer: where it writes and the values it last wrote."""
 
-    def __init__(self, name: str, features: list[Feature], num_players: int) -> None:
-        self.name = name
+    __slots__ = ("name", "extract", "start", "scale", "size", "last", "rows", "mask")
+
+    def __init__(self, feature: Feature, num_players: int, mask: int) -> None:
+        f = PUBLIC_LAYOUT[feature.field.name]
+        self.mask = mask  # the bits of the group's reads that this feature reads
+        self.name = f.name
+        self.extract = feature.extract
+        self.start = f.start
+        self.scale = _INV_SCALE[f.start]  # a field has one scale
+        if feature.encoding == DENSE:
+            self.size = _played_size(f, num_players)
+        elif feature.encoding == ROWS:
+            if f.seat_axis != 0:
+                raise ValueError(f"field {f.name}: ROWS needs the seat axis first")
+            self.size = f.size // f.shape[0]  # the width of a row
+        else:
+            self.size = f.size
+        # What the buffer holds (it starts all 0): DENSE: the raw values; ONE_HOT: the
+        # positions of the 1s; SPARSE: (positions, raw values); ROWS: one row per seat.
+        self.last: Any = [0] * self.size if feature.encoding == DENSE else None
+        self.rows: list[list[int]] = [[0] * self.size for _ in range(num_players)]
+
+
+class _Group:
+    """The features of one change group in one observer, by encoding."""
+
+    def __init__(self, group: ChangeGroup, features: list[Feature], num_players: int) -> None:
+        self.name = group.name
+        self.watch = group.watch
         names = sorted({attr for f in features for attr in f.reads})
-        self.read: Callable[[GameState], object] = attrgetter(*names)
-        self.source: object = None  # `_copied(read(state))` when last written; None: never
-        self.one_hot: list[tuple[int, Extractor]] = []
-        self.dense: list[Extractor] = []
-        self.sparse: list[tuple[int, Extractor]] = []
-        self.rows: list[tuple[int, int, Extractor]] = []
-        dense_index: list[int] = []
+        if len(names) == 1:
+            names *= 2  # attrgetter returns a bare value for one name: ask for two
+        self.read: Callable[[GameState], tuple[object, ...]] = attrgetter(*names)
+        self.bits = [1 << names.index(name) for name in names]
+        self.source: tuple[object, ...] | None = None  # what it was last written from
+        self.lists: list[int] = []  # the positions of lists in `source`
+        self.one_hot: list[_Slot] = []
+        self.dense: list[_Slot] = []
+        self.sparse: list[_Slot] = []
+        self.rows: list[_Slot] = []
+        by_encoding = {
+            ONE_HOT: self.one_hot,
+            DENSE: self.dense,
+            SPARSE: self.sparse,
+            ROWS: self.rows,
+        }
         for feature in features:
-            f = PUBLIC_LAYOUT[feature.field.name]
-            if feature.encoding == ONE_HOT:
-                self.one_hot.append((f.start, feature.extract))
-            elif feature.encoding == DENSE:
-                self.dense.append(feature.extract)
-                dense_index += range(f.start, f.start + _played_size(f, num_players))
-            elif feature.encoding == SPARSE:
-                self.sparse.append((f.start, feature.extract))
-            elif feature.encoding == ROWS:
-                if f.seat_axis != 0:
-                    raise ValueError(f"field {f.name}: ROWS needs the seat axis first")
-                self.rows.append((f.start, f.size // f.shape[0], feature.extract))
-            else:
-                raise ValueError(f"field {f.name}: unknown encoding {feature.encoding}")
-        self.dense_index = np.array(dense_index, dtype=np.intp)
-        self.dense_scale = _INV_SCALE[self.dense_index].copy()
-        self.dense_values: list[float] | None = None
-        self.ones: list[int] = []
-        self.ones_index = np.zeros(0, dtype=np.intp)
-        self.sparse_index: list[int] = []
-        self.sparse_values: list[int] = []
-        self.row_values: list[list[list[int] | None]] = [[None] * num_players for _ in self.rows]
+            if feature.encoding not in by_encoding:
+                raise ValueError(f"{feature.field.name}: unknown encoding {feature.encoding}")
+            mask = sum(1 << names.index(name) for name in set(feature.reads))
+            by_encoding[feature.encoding].append(_Slot(feature, num_players, mask))
 
     def update(self, s: GameState, buf: np.ndarray) -> None:
-        """Rewrite the group's entries of `buf` if what its features read changed."""
-        source = self.read(s)
-        if source == self.source:
-            return
-        self.source = _copied(source)
-        if self.one_hot:
-            ones: list[int] = []
-            for start, extract in self.one_hot:
-                for position in extract(s):
-                    ones.append(start + position)
-            if ones != self.ones:
-                buf[self.ones_index] = 0.0
-                self.ones_index = np.array(ones, dtype=np.intp)
-                buf[self.ones_index] = 1.0
-                self.ones = ones
-        if self.dense:
-            values: list[float] = []
-            for extract in self.dense:
-                values += extract(s)
-            if values != self.dense_values:
-                if len(values) != len(self.dense_index):
+        """Rewrite the entries of `buf` whose features' values changed (if, with `watch`,
+        anything they read changed)."""
+        dirty = -1  # the bits of the reads that changed: all
+        if self.watch:
+            source = self.read(s)
+            last = self.source
+            if source == last:
+                return
+            if last is None:  # the attributes' types do not change
+                self.lists = [i for i, value in enumerate(source) if type(value) is list]
+            else:
+                dirty = 0
+                for bit, now, before in zip(self.bits, source, last, strict=True):
+                    if now != before:
+                        dirty |= bit
+            self.source = _copied(source, self.lists)
+        for slot in self.one_hot:
+            if not slot.mask & dirty:
+                continue
+            ones = slot.extract(s)
+            if ones != slot.last:
+                start = slot.start
+                if slot.last is not None:
+                    for position in slot.last:
+                        buf[start + position] = 0.0
+                for position in ones:
+                    buf[start + position] = 1.0
+                slot.last = list(ones)
+        for slot in self.dense:
+            if not slot.mask & dirty:
+                continue
+            values = slot.extract(s)
+            last = slot.last
+            if values != last:
+                if len(values) != slot.size:
                     raise ValueError(
-                        f"observer group {self.name!r}: its DENSE extractors returned "
-                        f"{len(values)} values for {len(self.dense_index)} entries"
+                        f"observer field {slot.name!r}: its extractor returned {len(values)} "
+                        f"values for {slot.size} entries"
                     )
-                buf[self.dense_index] = np.multiply(values, self.dense_scale, dtype=np.float32)
-                self.dense_values = values
-        if self.sparse:
-            index: list[int] = []
-            raw: list[int] = []
-            for start, extract in self.sparse:
-                positions, counts = extract(s)
-                index += [start + p for p in positions]
-                raw += counts
-            if index != self.sparse_index or raw != self.sparse_values:
-                buf[self.sparse_index] = 0.0
-                buf[index] = np.multiply(raw, _INV_SCALE[index], dtype=np.float32)
-                self.sparse_index = index
-                self.sparse_values = raw
-        for (start, width, extract), cached in zip(self.rows, self.row_values, strict=True):
-            scale = _INV_SCALE[start]
-            for seat, row in enumerate(extract(s)):
-                if row != cached[seat]:
-                    at = start + seat * width
-                    buf[at : at + width] = np.multiply(row, scale, dtype=np.float32)
+                _write_changes(buf, slot.start, values, last, slot.scale)
+                slot.last = list(values)
+        for slot in self.sparse:
+            if not slot.mask & dirty:
+                continue
+            positions, counts = slot.extract(s)
+            last = slot.last
+            if last is None or positions != last[0] or counts != last[1]:
+                start = slot.start
+                if last is not None:
+                    for position in last[0]:
+                        buf[start + position] = 0.0
+                for position, count in zip(positions, counts, strict=True):
+                    buf[start + position] = count * slot.scale
+                slot.last = (list(positions), list(counts))
+        for slot in self.rows:
+            if not slot.mask & dirty:
+                continue
+            cached = slot.rows
+            for seat, row in enumerate(slot.extract(s)):
+                last = cached[seat]
+                if row != last:
+                    _write_changes(buf, slot.start + seat * slot.size, row, last, slot.scale)
                     cached[seat] = list(row)
+
+
+def _write_changes(
+    buf: np.ndarray, start: int, values: Sequence[int], last: Sequence[int], scale: np.float32
+) -> None:
+    """Write the entries of `values` that differ from `last` (one or two usually do)."""
+    for i, value in enumerate(values):
+        if value != last[i]:
+            buf[start + i] = value * scale
 
 
 def _secret_plan(
@@ -1284,10 +1353,10 @@ class Observer:
         self._key: object = None
         self._buffer = np.zeros(OBS_SIZE, dtype=np.float32)
         self._public = self._buffer[:PUBLIC_SIZE]
-        by_group: dict[str, list[Feature]] = {}
+        by_group: dict[ChangeGroup, list[Feature]] = {}
         for feature in PUBLIC_FEATURES:
             by_group.setdefault(feature.group, []).append(feature)
-        self._groups = [_Group(name, fs, n) for name, fs in by_group.items()]
+        self._groups = [_Group(group, fs, n) for group, fs in by_group.items()]
         self._config_source: GameConfig | None = None
         self._rules = np.zeros(RULES_SIZE, dtype=np.float32)
 
@@ -1321,11 +1390,13 @@ class Observer:
         float32 array of OBS_SIZE, if given: the batched environments fill their rows)."""
         self.public(state, key)
         obs = self._buffer.take(self._perms[observer], out=out)
+        if not information.holds_secret(state, observer):
+            return obs
         egocentric = self._egocentric[observer]
         for start, scale, extract in self._private:
             positions, values = extract(state, observer)
-            for position, value in zip(positions, values, strict=True):
-                obs[egocentric[start + position]] = value * scale
+            for i, position in enumerate(positions):
+                obs[egocentric[start + position]] = values[i] * scale
         return obs
 
     def global_state(self, state: GameState, key: object) -> np.ndarray:
