@@ -1347,7 +1347,7 @@ class Observer:
             perm = OBS_LAYOUT.seat_permutation(n, o)
             inverse = np.empty_like(perm)
             inverse[perm] = np.arange(perm.size)
-            self._egocentric.append([int(i) for i in inverse])
+            self._egocentric.append(inverse.tolist())
         self._private = _secret_plan(OBS_LAYOUT, PRIVATE_FEATURES)
         self._hidden = _secret_plan(STATE_LAYOUT, HIDDEN_FEATURES)
         self._key: object = None
