@@ -82,6 +82,11 @@ SPARSE: Final = 2
 ROWS: Final = 3
 """The extractor returns one row of raw values per seat in play (a field of shape (S, ...)):
 rows are compared and rewritten one by one (unit counts: a decision moves one or two)."""
+INDEX: Final = 4
+"""One-hot with at most one 1: the extractor returns its position, or NONE for all 0."""
+SCALAR: Final = 5
+"""A field of one entry: the extractor returns its raw value."""
+NONE: Final = -1  # what an INDEX extractor returns when no entry is 1
 
 # --- change groups ------------------------------------------------------------------------------
 
@@ -223,15 +228,15 @@ def _thumper(s: GameState) -> list[int]:
     return [s.thumpers[f] if f >= 0 else 0 for f in s.seat_faction]
 
 
-def _holder(s: GameState, holder: int) -> list[int]:
-    return [s.faction_seat[holder] if holder >= 0 else S]
+def _holder(s: GameState, holder: int) -> int:
+    return s.faction_seat[holder] if holder >= 0 else S  # slot S: the common supply
 
 
-def _shield_holder(s: GameState) -> list[int]:
+def _shield_holder(s: GameState) -> int:
     return _holder(s, s.shield_holder)
 
 
-def _snooper_holder(s: GameState) -> list[int]:
+def _snooper_holder(s: GameState) -> int:
     return _holder(s, s.snooper_holder)
 
 
@@ -243,28 +248,28 @@ def _token_supply(s: GameState) -> list[int]:
     return s.token_supply
 
 
-def _thumper_supply(s: GameState) -> list[int]:
-    return [s.thumper_supply]
+def _thumper_supply(s: GameState) -> int:
+    return s.thumper_supply
 
 
-def _storm_sector(s: GameState) -> list[int]:
-    return [s.storm_sector - 1]
+def _storm_sector(s: GameState) -> int:
+    return s.storm_sector - 1
 
 
-def _round(s: GameState) -> list[int]:
-    return [s.round - 1]
+def _round(s: GameState) -> int:
+    return s.round - 1
 
 
-def _first_seat(s: GameState) -> list[int]:
-    return [s.first_seat]
+def _first_seat(s: GameState) -> int:
+    return s.first_seat
 
 
-def _active_seat(s: GameState) -> list[int]:
-    return [s.active_seat]
+def _active_seat(s: GameState) -> int:
+    return s.active_seat
 
 
-def _phase(s: GameState) -> list[int]:
-    return [s.phase]
+def _phase(s: GameState) -> int:
+    return s.phase
 
 
 def _faction_dice(s: GameState) -> list[int]:
@@ -278,16 +283,16 @@ def _faction_dice(s: GameState) -> list[int]:
     ]
 
 
-def _region_die(s: GameState) -> list[int]:
-    return [s.dice_faces[_REGION_DIE]]
+def _region_die(s: GameState) -> int:
+    return s.dice_faces[_REGION_DIE]
 
 
-def _spice_die(s: GameState) -> list[int]:
-    return [s.dice_faces[_SPICE_DIE]]
+def _spice_die(s: GameState) -> int:
+    return s.dice_faces[_SPICE_DIE]
 
 
-def _kanly_die(s: GameState) -> list[int]:
-    return [s.dice_faces[_KANLY_DIE]]
+def _kanly_die(s: GameState) -> int:
+    return s.dice_faces[_KANLY_DIE]
 
 
 def _dice_fixed(s: GameState) -> list[bool]:
@@ -306,76 +311,76 @@ def _ally_dice(s: GameState) -> list[int]:
     return s.ally_dice
 
 
-def _pool(s: GameState) -> list[int]:
-    return [s.pool]
+def _pool(s: GameState) -> int:
+    return s.pool
 
 
-def _seat_of(s: GameState, faction: int) -> list[int]:
-    return [s.faction_seat[faction]] if faction >= 0 else []
+def _seat_of(s: GameState, faction: int) -> int:
+    return s.faction_seat[faction] if faction >= 0 else NONE
 
 
-def _ally_seat(s: GameState) -> list[int]:
+def _ally_seat(s: GameState) -> int:
     return _seat_of(s, s.ally)
 
 
-def _offer_target(s: GameState) -> list[int]:
+def _offer_target(s: GameState) -> int:
     return _seat_of(s, s.offer_target)
 
 
-def _offer_symbol(s: GameState) -> list[int]:
-    return [s.offer_symbol] if s.offer_symbol >= 0 else []
+def _offer_symbol(s: GameState) -> int:
+    return s.offer_symbol if s.offer_symbol >= 0 else NONE
 
 
-def _axolotl_symbol(s: GameState) -> list[int]:
-    return [s.axolotl_symbol] if s.axolotl_symbol >= 0 else []
+def _axolotl_symbol(s: GameState) -> int:
+    return s.axolotl_symbol if s.axolotl_symbol >= 0 else NONE
 
 
-def _leader_recruited(s: GameState) -> list[bool]:
-    return [s.leader_recruited]
+def _leader_recruited(s: GameState) -> bool:
+    return s.leader_recruited
 
 
-def _land_consent(s: GameState) -> list[bool]:
-    return [s.land_consent]
+def _land_consent(s: GameState) -> bool:
+    return s.land_consent
 
 
-def _grant(s: GameState) -> list[int]:
-    return [s.grant]
+def _grant(s: GameState) -> int:
+    return s.grant
 
 
 def _guild_paid(s: GameState) -> list[bool]:
     return [s.guild_paid[f] if f >= 0 else False for f in s.seat_faction]
 
 
-def _target_region(s: GameState) -> list[int]:
-    return [s.target] if s.target >= 0 else []
+def _target_region(s: GameState) -> int:
+    return s.target if s.target >= 0 else NONE
 
 
-def _decision_kind(s: GameState) -> list[int]:
-    return [_KIND_INDEX[s.pending_kind]] if s.pending_kind >= 0 else []
+def _decision_kind(s: GameState) -> int:
+    return _KIND_INDEX[s.pending_kind] if s.pending_kind >= 0 else NONE
 
 
-def _decision_seat(s: GameState) -> list[int]:
-    return [s.pending_seat] if s.pending_kind >= 0 else []
+def _decision_seat(s: GameState) -> int:
+    return s.pending_seat if s.pending_kind >= 0 else NONE
 
 
-def _ghola_declined(s: GameState) -> list[bool]:
-    return [s.ghola_declined]
+def _ghola_declined(s: GameState) -> bool:
+    return s.ghola_declined
 
 
-def _battle_region(s: GameState) -> list[int]:
-    return [s.battle_region] if s.battle_region >= 0 else []
+def _battle_region(s: GameState) -> int:
+    return s.battle_region if s.battle_region >= 0 else NONE
 
 
-def _battle_defender(s: GameState) -> list[int]:
+def _battle_defender(s: GameState) -> int:
     return _seat_of(s, s.battle_defender)
 
 
-def _fortress_stage(s: GameState) -> list[int]:
-    return [s.battle_fortress_stage] if s.battle_region >= 0 else []
+def _fortress_stage(s: GameState) -> int:
+    return s.battle_fortress_stage if s.battle_region >= 0 else NONE
 
 
-def _face_dancer_done(s: GameState) -> list[bool]:
-    return [s.face_dancer_done and s.battle_region >= 0]
+def _face_dancer_done(s: GameState) -> bool:
+    return s.face_dancer_done and s.battle_region >= 0
 
 
 def _lend_queue(s: GameState) -> list[int]:
@@ -386,23 +391,23 @@ def _lent(s: GameState) -> list[bool]:
     return [s.lent[f] if f >= 0 else False for f in s.seat_faction]
 
 
-def _last_battle_valid(s: GameState) -> list[int]:
-    return [0] if revealed_battle(s) is not None else []
+def _last_battle_valid(s: GameState) -> int:
+    return 0 if revealed_battle(s) is not None else NONE
 
 
-def _last_battle_region(s: GameState) -> list[int]:
+def _last_battle_region(s: GameState) -> int:
     battle = revealed_battle(s)
-    return [battle.region] if battle is not None else []
+    return battle.region if battle is not None else NONE
 
 
-def _last_battle_attacker(s: GameState) -> list[int]:
+def _last_battle_attacker(s: GameState) -> int:
     battle = revealed_battle(s)
-    return [s.faction_seat[battle.attacker]] if battle is not None else []
+    return s.faction_seat[battle.attacker] if battle is not None else NONE
 
 
-def _last_battle_defender(s: GameState) -> list[int]:
+def _last_battle_defender(s: GameState) -> int:
     battle = revealed_battle(s)
-    return [s.faction_seat[battle.defender]] if battle is not None else []
+    return s.faction_seat[battle.defender] if battle is not None else NONE
 
 
 def _last_battle_strength(s: GameState) -> list[int]:
@@ -412,9 +417,9 @@ def _last_battle_strength(s: GameState) -> list[int]:
     return [battle.attacker_strength, battle.defender_strength]
 
 
-def _last_battle_winner(s: GameState) -> list[int]:
+def _last_battle_winner(s: GameState) -> int:
     battle = revealed_battle(s)
-    return [battle.winner] if battle is not None else []
+    return battle.winner if battle is not None else NONE
 
 
 def _bid_units(
@@ -601,7 +606,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S + 1,),
         "one-hot seat holding the Shield; slot 8 = common supply",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BOARD,
         reads=(_FS, "shield_holder"),
         extract=_shield_holder,
@@ -611,7 +616,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S + 1,),
         "one-hot seat holding the Snooper; slot 8 = common supply",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BOARD,
         reads=(_FS, "snooper_holder"),
         extract=_snooper_holder,
@@ -643,7 +648,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "Thumpers in the common supply",
         scale=NUM_THUMPERS,
         max_raw=NUM_THUMPERS,
-        encoding=DENSE,
+        encoding=SCALAR,
         group=PIECES,
         reads=("thumper_supply",),
         extract=_thumper_supply,
@@ -652,7 +657,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "storm_sector",
         (NUM_SECTORS,),
         "one-hot storm sector 1..6",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BOARD,
         reads=("storm_sector",),
         extract=_storm_sector,
@@ -661,7 +666,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "round",
         (MAX_ROUNDS,),
         "one-hot round 1..6",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BOARD,
         reads=("round",),
         extract=_round,
@@ -672,7 +677,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot first player",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BOARD,
         reads=("first_seat",),
         extract=_first_seat,
@@ -682,7 +687,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot active player (whose turn it is)",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BOARD,
         reads=("active_seat",),
         extract=_active_seat,
@@ -691,7 +696,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "phase",
         (_NUM_PHASES,),
         "one-hot engine phase (dune_env.engine.Phase order)",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=DECISION,
         reads=("phase",),
         extract=_phase,
@@ -709,7 +714,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "region_die",
         (NUM_SECTORS,),
         "one-hot region die face 1..6",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=DICE,
         reads=("dice_faces",),
         extract=_region_die,
@@ -718,7 +723,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "spice_die",
         (6,),
         "one-hot spice die face: 1..5 spice, then Shai-Hulud",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=DICE,
         reads=("dice_faces",),
         extract=_spice_die,
@@ -727,7 +732,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "kanly_die",
         (6,),
         "one-hot Kanly die face: Poison, Crysknife, Hunter-seeker, Snooper, Shield, Thumper",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=DICE,
         reads=("dice_faces",),
         extract=_kanly_die,
@@ -774,7 +779,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "the active player's spice pool",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
-        encoding=DENSE,
+        encoding=SCALAR,
         group=DECISION,
         reads=("pool",),
         extract=_pool,
@@ -784,7 +789,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot seat of the active player's ally",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=CONTEXT,
         reads=(_FS, "ally"),
         extract=_ally_seat,
@@ -794,7 +799,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot seat offered an alliance this turn",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=CONTEXT,
         reads=(_FS, "offer_target"),
         extract=_offer_target,
@@ -803,7 +808,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "offer_symbol",
         (NUM_FACTIONS,),
         "one-hot faction symbol of that offer (TLX-3)",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=CONTEXT,
         reads=("offer_symbol",),
         extract=_offer_symbol,
@@ -812,7 +817,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "axolotl_symbol",
         (NUM_FACTIONS,),
         "one-hot symbol chosen by Tleilax (TLX-1)",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=CONTEXT,
         reads=("axolotl_symbol",),
         extract=_axolotl_symbol,
@@ -821,7 +826,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "leader_recruited",
         (1,),
         "1 if a leader was recruited this step (ATR-2)",
-        encoding=DENSE,
+        encoding=SCALAR,
         group=CONTEXT,
         reads=("leader_recruited",),
         extract=_leader_recruited,
@@ -830,7 +835,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "land_consent",
         (1,),
         "1 if landing in the ally's regions is allowed (LAND-4)",
-        encoding=DENSE,
+        encoding=SCALAR,
         group=CONTEXT,
         reads=("land_consent",),
         extract=_land_consent,
@@ -841,7 +846,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "spice the ally may still spend landing (CL-7)",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
-        encoding=DENSE,
+        encoding=SCALAR,
         group=CONTEXT,
         reads=("grant",),
         extract=_grant,
@@ -860,7 +865,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "target_region",
         (NUM_REGIONS,),
         "one-hot movement target region (MOVE-1)",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=CONTEXT,
         reads=("target",),
         extract=_target_region,
@@ -870,7 +875,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "decision_kind",
         (NUM_DECISION_KINDS,),
         "one-hot kind of the pending decision (action-table block order)",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=DECISION,
         reads=("pending_kind",),
         extract=_decision_kind,
@@ -880,7 +885,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot seat that must decide now",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=DECISION,
         reads=("pending_kind", "pending_seat"),
         extract=_decision_seat,
@@ -889,7 +894,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "ghola_declined",
         (1,),
         "1 if the ghola was declined on this occasion (TLX-5)",
-        encoding=DENSE,
+        encoding=SCALAR,
         group=CONTEXT,
         reads=("ghola_declined",),
         extract=_ghola_declined,
@@ -898,7 +903,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "battle_region",
         (NUM_REGIONS,),
         "one-hot region of the current battle",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BATTLE,
         reads=("battle_region",),
         extract=_battle_region,
@@ -908,7 +913,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot seat of the current battle's defender",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BATTLE,
         reads=(_FS, "battle_defender"),
         extract=_battle_defender,
@@ -917,7 +922,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "fortress_stage",
         (3,),
         "one-hot fortress stage: to decide, declined, done",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=BATTLE,
         reads=("battle_region", "battle_fortress_stage"),
         extract=_fortress_stage,
@@ -926,7 +931,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "face_dancer_done",
         (1,),
         "1 once Tleilax stopped replacing units this battle",
-        encoding=DENSE,
+        encoding=SCALAR,
         group=BATTLE,
         reads=("battle_region", "face_dancer_done"),
         extract=_face_dancer_done,
@@ -956,7 +961,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "last_battle_valid",
         (1,),
         "1 once a battle has been resolved",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=LAST_BATTLE,
         reads=("last_battle",),
         extract=_last_battle_valid,
@@ -965,7 +970,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "last_battle_region",
         (NUM_REGIONS,),
         "one-hot region of the last battle",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=LAST_BATTLE,
         reads=("last_battle",),
         extract=_last_battle_region,
@@ -975,7 +980,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot attacker seat of the last battle",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=LAST_BATTLE,
         reads=(_FS, "last_battle"),
         extract=_last_battle_attacker,
@@ -985,7 +990,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         (S,),
         "one-hot defender seat of the last battle",
         seat_axis=0,
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=LAST_BATTLE,
         reads=(_FS, "last_battle"),
         extract=_last_battle_defender,
@@ -1005,7 +1010,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         "last_battle_winner",
         (2,),
         "one-hot winner side: attacker, defender",
-        encoding=ONE_HOT,
+        encoding=INDEX,
         group=LAST_BATTLE,
         reads=("last_battle",),
         extract=_last_battle_winner,
@@ -1203,7 +1208,15 @@ class _Slot:
             self.size = f.size
         # What the buffer holds (it starts all 0): DENSE: the raw values; ONE_HOT: the
         # positions of the 1s; SPARSE: (positions, raw values); ROWS: one row per seat.
-        self.last: Any = [0] * self.size if feature.encoding == DENSE else None
+        self.last: Any = None
+        if feature.encoding == DENSE:
+            self.last = [0] * self.size
+        elif feature.encoding == INDEX:
+            self.last = NONE
+        elif feature.encoding == SCALAR:
+            if f.size != 1:
+                raise ValueError(f"field {f.name}: SCALAR needs a field of one entry")
+            self.last = 0
         self.rows: list[list[int]] = [[0] * self.size for _ in range(num_players)]
 
 
@@ -1220,11 +1233,15 @@ class _Group:
         self.bits = [1 << names.index(name) for name in names]
         self.source: tuple[object, ...] | None = None  # what it was last written from
         self.lists: list[int] = []  # the positions of lists in `source`
+        self.index: list[_Slot] = []
+        self.scalar: list[_Slot] = []
         self.one_hot: list[_Slot] = []
         self.dense: list[_Slot] = []
         self.sparse: list[_Slot] = []
         self.rows: list[_Slot] = []
         by_encoding = {
+            INDEX: self.index,
+            SCALAR: self.scalar,
             ONE_HOT: self.one_hot,
             DENSE: self.dense,
             SPARSE: self.sparse,
@@ -1253,6 +1270,22 @@ class _Group:
                     if now != before:
                         dirty |= bit
             self.source = _copied(source, self.lists)
+        for slot in self.index:
+            if slot.mask & dirty:
+                position = slot.extract(s)
+                last = slot.last
+                if position != last:
+                    if last != NONE:
+                        buf[slot.start + last] = 0.0
+                    if position != NONE:
+                        buf[slot.start + position] = 1.0
+                    slot.last = position
+        for slot in self.scalar:
+            if slot.mask & dirty:
+                value = slot.extract(s)
+                if value != slot.last:
+                    buf[slot.start] = value * slot.scale
+                    slot.last = value
         for slot in self.one_hot:
             if not slot.mask & dirty:
                 continue
