@@ -79,7 +79,9 @@ def _assert_same(incremental: Observer, state: GameState, key: object) -> None:
         a = incremental.observe(state, key, seat)
         b = fresh.observe(state, None, seat)
         if not np.array_equal(a, b):
-            wrong = [f.name for f in OBS_LAYOUT.fields if not np.array_equal(a[f.slice], b[f.slice])]
+            wrong = [
+                f.name for f in OBS_LAYOUT.fields if not np.array_equal(a[f.slice], b[f.slice])
+            ]
             raise AssertionError(
                 f"decision {state.decision_count}, phase {Phase(state.phase).name}, seat "
                 f"{seat}: the cached observation differs from a fresh one in {wrong}"
