@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, ne
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -1264,11 +1265,8 @@ class _Group:
                 return
             if last is None:  # the attributes' types do not change
                 self.lists = [i for i, value in enumerate(source) if type(value) is list]
-            else:
-                dirty = 0
-                for bit, now, before in zip(self.bits, source, last, strict=True):
-                    if now != before:
-                        dirty |= bit
+            else:  # (the sum of distinct powers of two is their bitwise or)
+                dirty = sum(compress(self.bits, map(ne, source, last)))
             self.source = _copied(source, self.lists)
         for slot in self.index:
             if slot.mask & dirty:
