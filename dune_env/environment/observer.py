@@ -18,7 +18,9 @@ Every field is declared once, as a `Feature` of `PUBLIC_FEATURES` (or a `SecretF
 `PRIVATE_FEATURES` / `HIDDEN_FEATURES`): its `Field` (name, shape, scale, doc), its extractor
 (a function of the state), how the extractor's result is written (`encoding`), the state
 attributes it reads (`reads`) and its change group (`group`).  The layouts, the docs and the
-cache all derive from these declarations: to add a field, add one declaration.
+cache all derive from these declarations: to add a public field, add one `public_feature(...)`
+to `PUBLIC_FEATURES` at its place in the layout, with its extractor function (the extractors
+are written above the declarations); the layout changes, so regenerate the golden files.
 
 How it stays cheap: the public part is built once per engine decision in absolute seats and
 cached; an observation is one gather through a precomputed seat permutation plus the few
@@ -98,9 +100,10 @@ class ChangeGroup:
 
     A group is only a matter of speed (any grouping gives the same observations).  With
     `watch`, the group first compares the state attributes its features read
-    (`Feature.reads`) with those it was last written from and skips them all when none changed:
-    worth it for groups that rarely change.  Without, its features are extracted at every
-    rebuild and only their values compared.
+    (`Feature.reads`, fetched in one `attrgetter` call) with those it was last written from:
+    when none changed it is skipped, else only the features reading a changed attribute are
+    re-extracted.  Worth it for groups that rarely change.  Without `watch`, its features are
+    extracted at every rebuild.  Either way an entry is written only when its value changed.
     """
 
     name: str
@@ -126,7 +129,7 @@ class Feature:
 
     Attributes:
         field: the field's place in the layouts, shape, scale and doc.
-        encoding: what `extract` returns (DENSE, ONE_HOT, SPARSE or ROWS).
+        encoding: what `extract` returns (INDEX, SCALAR, DENSE, ONE_HOT, SPARSE or ROWS).
         group: the change group (see UNIT_COUNTS...): compared and rewritten together.
         reads: every `GameState` attribute `extract` reads; the feature is re-extracted only
             when one of them changed (tests/env/test_observer_cache.py checks the list).
@@ -511,7 +514,7 @@ def _bg_prediction(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int
 # --- the declarations ----------------------------------------------------------------------------
 
 
-def public(
+def public_feature(
     name: str,
     shape: tuple[int, ...],
     doc: str,
@@ -534,7 +537,7 @@ _FS: Final = "faction_seat"
 
 PUBLIC_FEATURES: tuple[Feature, ...] = (
     # --- players -------------------------------------------------------------------------
-    public(
+    public_feature(
         "seat_in_game",
         (S,),
         "1 for each seat that is played",
@@ -544,7 +547,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_SF,),
         extract=_seat_in_game,
     ),
-    public(
+    public_feature(
         "seat_faction",
         (S, NUM_FACTIONS),
         "one-hot faction id of each seat (all 0 while a seat has not drafted)",
@@ -555,7 +558,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         extract=_seat_faction,
     ),
     # --- pieces --------------------------------------------------------------------------
-    public(
+    public_feature(
         "units",
         (S, NUM_LOCATIONS, NUM_UNIT_TYPES),
         "unit counts of each seat's faction by location (10 regions in MAP-1 order, then "
@@ -568,7 +571,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_SF, "units"),
         extract=_units,
     ),
-    public(
+    public_feature(
         "leaders",
         (S, 2),
         "leader tokens of each seat's faction: on its card, in its reserve",
@@ -580,7 +583,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_SF, "leaders"),
         extract=_leaders,
     ),
-    public(
+    public_feature(
         "storage",
         (S,),
         "stored spice of each seat's faction (Corrino, Guild)",
@@ -592,7 +595,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_SF, "storage"),
         extract=_storage,
     ),
-    public(
+    public_feature(
         "thumper",
         (S,),
         "1 if the seat holds a Thumper",
@@ -602,7 +605,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_SF, "thumpers"),
         extract=_thumper,
     ),
-    public(
+    public_feature(
         "shield_holder",
         (S + 1,),
         "one-hot seat holding the Shield; slot 8 = common supply",
@@ -612,7 +615,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "shield_holder"),
         extract=_shield_holder,
     ),
-    public(
+    public_feature(
         "snooper_holder",
         (S + 1,),
         "one-hot seat holding the Snooper; slot 8 = common supply",
@@ -623,7 +626,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         extract=_snooper_holder,
     ),
     # --- board ---------------------------------------------------------------------------
-    public(
+    public_feature(
         "region_token",
         (NUM_REGIONS, NUM_TOKEN_TYPES),
         "one-hot property token of each region (fortress, harvester, ornithopter)",
@@ -632,7 +635,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("region_token",),
         extract=_region_token,
     ),
-    public(
+    public_feature(
         "token_supply",
         (NUM_TOKEN_TYPES,),
         "property tokens of each type in the common supply",
@@ -643,7 +646,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("token_supply",),
         extract=_token_supply,
     ),
-    public(
+    public_feature(
         "thumper_supply",
         (1,),
         "Thumpers in the common supply",
@@ -654,7 +657,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("thumper_supply",),
         extract=_thumper_supply,
     ),
-    public(
+    public_feature(
         "storm_sector",
         (NUM_SECTORS,),
         "one-hot storm sector 1..6",
@@ -663,7 +666,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("storm_sector",),
         extract=_storm_sector,
     ),
-    public(
+    public_feature(
         "round",
         (MAX_ROUNDS,),
         "one-hot round 1..6",
@@ -673,7 +676,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         extract=_round,
     ),
     # --- the turn ------------------------------------------------------------------------
-    public(
+    public_feature(
         "first_seat",
         (S,),
         "one-hot first player",
@@ -683,7 +686,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("first_seat",),
         extract=_first_seat,
     ),
-    public(
+    public_feature(
         "active_seat",
         (S,),
         "one-hot active player (whose turn it is)",
@@ -693,7 +696,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("active_seat",),
         extract=_active_seat,
     ),
-    public(
+    public_feature(
         "phase",
         (_NUM_PHASES,),
         "one-hot engine phase (dune_env.engine.Phase order)",
@@ -702,7 +705,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("phase",),
         extract=_phase,
     ),
-    public(
+    public_feature(
         "faction_dice",
         (4, NUM_FACTIONS),
         "one-hot faction symbol shown by each of the four faction dice",
@@ -711,7 +714,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("dice_faces",),
         extract=_faction_dice,
     ),
-    public(
+    public_feature(
         "region_die",
         (NUM_SECTORS,),
         "one-hot region die face 1..6",
@@ -720,7 +723,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("dice_faces",),
         extract=_region_die,
     ),
-    public(
+    public_feature(
         "spice_die",
         (6,),
         "one-hot spice die face: 1..5 spice, then Shai-Hulud",
@@ -729,7 +732,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("dice_faces",),
         extract=_spice_die,
     ),
-    public(
+    public_feature(
         "kanly_die",
         (6,),
         "one-hot Kanly die face: Poison, Crysknife, Hunter-seeker, Snooper, Shield, Thumper",
@@ -738,7 +741,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("dice_faces",),
         extract=_kanly_die,
     ),
-    public(
+    public_feature(
         "dice_fixed",
         (NUM_DICE,),
         "1 for each fixed die (faction 1-4, region, spice, Kanly)",
@@ -747,7 +750,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("dice_fixed",),
         extract=_dice_fixed,
     ),
-    public(
+    public_feature(
         "dice_used",
         (4,),
         "1 for each faction die already used (recruiting, face dancers)",
@@ -756,7 +759,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("dice_used",),
         extract=_dice_used,
     ),
-    public(
+    public_feature(
         "recruit_dice",
         (4,),
         "1 for each faction die left to the current recruiter",
@@ -765,7 +768,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("recruit_dice",),
         extract=_recruit_dice,
     ),
-    public(
+    public_feature(
         "ally_dice",
         (4,),
         "1 for each faction die reserved for the ally's recruiting",
@@ -774,7 +777,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("ally_dice",),
         extract=_ally_dice,
     ),
-    public(
+    public_feature(
         "pool",
         (1,),
         "the active player's spice pool",
@@ -785,7 +788,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("pool",),
         extract=_pool,
     ),
-    public(
+    public_feature(
         "ally_seat",
         (S,),
         "one-hot seat of the active player's ally",
@@ -795,7 +798,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "ally"),
         extract=_ally_seat,
     ),
-    public(
+    public_feature(
         "offer_target",
         (S,),
         "one-hot seat offered an alliance this turn",
@@ -805,7 +808,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "offer_target"),
         extract=_offer_target,
     ),
-    public(
+    public_feature(
         "offer_symbol",
         (NUM_FACTIONS,),
         "one-hot faction symbol of that offer (TLX-3)",
@@ -814,7 +817,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("offer_symbol",),
         extract=_offer_symbol,
     ),
-    public(
+    public_feature(
         "axolotl_symbol",
         (NUM_FACTIONS,),
         "one-hot symbol chosen by Tleilax (TLX-1)",
@@ -823,7 +826,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("axolotl_symbol",),
         extract=_axolotl_symbol,
     ),
-    public(
+    public_feature(
         "leader_recruited",
         (1,),
         "1 if a leader was recruited this step (ATR-2)",
@@ -832,7 +835,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("leader_recruited",),
         extract=_leader_recruited,
     ),
-    public(
+    public_feature(
         "land_consent",
         (1,),
         "1 if landing in the ally's regions is allowed (LAND-4)",
@@ -841,7 +844,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("land_consent",),
         extract=_land_consent,
     ),
-    public(
+    public_feature(
         "grant",
         (1,),
         "spice the ally may still spend landing (CL-7)",
@@ -852,7 +855,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("grant",),
         extract=_grant,
     ),
-    public(
+    public_feature(
         "guild_paid",
         (S,),
         "1 for each seat whose landing already paid the Guild this turn (GLD-1)",
@@ -862,7 +865,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_SF, "guild_paid"),
         extract=_guild_paid,
     ),
-    public(
+    public_feature(
         "target_region",
         (NUM_REGIONS,),
         "one-hot movement target region (MOVE-1)",
@@ -872,7 +875,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         extract=_target_region,
     ),
     # --- the pending decision and its context --------------------------------------------
-    public(
+    public_feature(
         "decision_kind",
         (NUM_DECISION_KINDS,),
         "one-hot kind of the pending decision (action-table block order)",
@@ -881,7 +884,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("pending_kind",),
         extract=_decision_kind,
     ),
-    public(
+    public_feature(
         "decision_seat",
         (S,),
         "one-hot seat that must decide now",
@@ -891,7 +894,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("pending_kind", "pending_seat"),
         extract=_decision_seat,
     ),
-    public(
+    public_feature(
         "ghola_declined",
         (1,),
         "1 if the ghola was declined on this occasion (TLX-5)",
@@ -900,7 +903,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("ghola_declined",),
         extract=_ghola_declined,
     ),
-    public(
+    public_feature(
         "battle_region",
         (NUM_REGIONS,),
         "one-hot region of the current battle",
@@ -909,7 +912,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("battle_region",),
         extract=_battle_region,
     ),
-    public(
+    public_feature(
         "battle_defender",
         (S,),
         "one-hot seat of the current battle's defender",
@@ -919,7 +922,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "battle_defender"),
         extract=_battle_defender,
     ),
-    public(
+    public_feature(
         "fortress_stage",
         (3,),
         "one-hot fortress stage: to decide, declined, done",
@@ -928,7 +931,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("battle_region", "battle_fortress_stage"),
         extract=_fortress_stage,
     ),
-    public(
+    public_feature(
         "face_dancer_done",
         (1,),
         "1 once Tleilax stopped replacing units this battle",
@@ -937,7 +940,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("battle_region", "face_dancer_done"),
         extract=_face_dancer_done,
     ),
-    public(
+    public_feature(
         "lend_queue",
         (S,),
         "1 for each seat still to be asked to lend a leader",
@@ -947,7 +950,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "lend_queue"),
         extract=_lend_queue,
     ),
-    public(
+    public_feature(
         "lent",
         (S,),
         "1 for each seat that lent its leader this battle",
@@ -958,7 +961,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         extract=_lent,
     ),
     # --- the last battle, revealed -------------------------------------------------------
-    public(
+    public_feature(
         "last_battle_valid",
         (1,),
         "1 once a battle has been resolved",
@@ -967,7 +970,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("last_battle",),
         extract=_last_battle_valid,
     ),
-    public(
+    public_feature(
         "last_battle_region",
         (NUM_REGIONS,),
         "one-hot region of the last battle",
@@ -976,7 +979,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("last_battle",),
         extract=_last_battle_region,
     ),
-    public(
+    public_feature(
         "last_battle_attacker",
         (S,),
         "one-hot attacker seat of the last battle",
@@ -986,7 +989,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "last_battle"),
         extract=_last_battle_attacker,
     ),
-    public(
+    public_feature(
         "last_battle_defender",
         (S,),
         "one-hot defender seat of the last battle",
@@ -996,7 +999,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "last_battle"),
         extract=_last_battle_defender,
     ),
-    public(
+    public_feature(
         "last_battle_strength",
         (2,),
         "revealed strengths: attacker, defender",
@@ -1007,7 +1010,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("last_battle",),
         extract=_last_battle_strength,
     ),
-    public(
+    public_feature(
         "last_battle_winner",
         (2,),
         "one-hot winner side: attacker, defender",
@@ -1016,7 +1019,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=("last_battle",),
         extract=_last_battle_winner,
     ),
-    public(
+    public_feature(
         "last_battle_units",
         (2, S, NUM_UNIT_TYPES),
         "revealed bids: units committed by side (attacker, defender), owner seat, unit type",
@@ -1028,7 +1031,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
         reads=(_FS, "last_battle"),
         extract=_last_battle_units,
     ),
-    public(
+    public_feature(
         "last_battle_leaders",
         (2, S),
         "revealed bids: leader tokens committed by side and owner seat",
@@ -1260,13 +1263,13 @@ class _Group:
         dirty = -1  # the bits of the reads that changed: all
         if self.watch:
             source = self.read(s)
-            last = self.source
-            if source == last:
+            written_from = self.source
+            if source == written_from:
                 return
-            if last is None:  # the attributes' types do not change
+            if written_from is None:  # the attributes' types do not change
                 self.lists = [i for i, value in enumerate(source) if type(value) is list]
             else:  # (the sum of distinct powers of two is their bitwise or)
-                dirty = sum(compress(self.bits, map(ne, source, last)))
+                dirty = sum(compress(self.bits, map(ne, source, written_from)))
             self.source = _copied(source, self.lists)
         for slot in self.index:
             if slot.mask & dirty:
