@@ -178,7 +178,8 @@ def test_the_checker_follows_helpers() -> None:
 
 def test_public_fields_are_the_declared_features_in_order() -> None:
     assert [f.name for f in PUBLIC_LAYOUT.fields] == [f.field.name for f in PUBLIC_FEATURES]
-    encodings = {observer.DENSE, observer.ONE_HOT, observer.SPARSE, observer.ROWS}
+    encodings = {observer.INDEX, observer.SCALAR, observer.DENSE, observer.ONE_HOT}
+    encodings |= {observer.SPARSE, observer.ROWS}
     assert all(f.encoding in encodings for f in PUBLIC_FEATURES)
 
 
