@@ -39,8 +39,9 @@ import random
 from collections.abc import Sequence
 from typing import Final, TypeVar
 
+from . import options
 from .constants import NO_ONE, Faction
-from .decisions import BID_DONE, DecisionKind, bid_leader_option, unit_option
+from .decisions import DecisionKind
 from .game import Game
 from .rng import ChanceRng, DiceRng
 from .rules import ATTACKER, DEFENDER, legal_prediction, side_factions, side_leader_owners
@@ -162,8 +163,8 @@ def _redraw_prediction(state: GameState, seat: int, rng: Rng) -> None:
     bg_seat = state.faction_seat[Faction.BENE_GESSERIT]
     if bg_seat == NO_ONE or state.bg_prediction == NO_ONE or sees_prediction(state, seat):
         return
-    options = legal_prediction(state)
-    prediction = options[_below(rng, len(options))]
+    predictions = legal_prediction(state)
+    prediction = predictions[_below(rng, len(predictions))]
     state.bg_prediction = prediction
     history = state.history
     for i, row in enumerate(history):
@@ -207,23 +208,23 @@ def _random_bid(
     q = _BID_PROBABILITIES[_below(rng, len(_BID_PROBABILITIES))]
     units = [0] * len(state.bid_units[side])
     leaders = [0] * len(state.bid_leaders[side])
-    options: list[int] = []
+    chosen: list[int] = []
     for faction in side_factions(state, side):
         for unit_type in (0, 1):
             for _ in range(state.units[faction][2 * region + unit_type]):
                 if _uniform(rng) < q:
                     units[2 * faction + unit_type] += 1
-                    options.append(unit_option(faction, unit_type))
+                    chosen.append(options.bid_unit(faction, unit_type))
     for faction in side_leader_owners(state, side):
         for _ in range(state.leaders[faction][0]):
             if _uniform(rng) < q:
                 leaders[faction] += 1
-                options.append(bid_leader_option(faction))
+                chosen.append(options.bid_leader(faction))
     state.bid_units[side] = units
     state.bid_leaders[side] = leaders
-    rows: list[Sequence[int]] = [_new_row(seat, DecisionKind.BID, o) for o in sorted(options)]
+    rows: list[Sequence[int]] = [_new_row(seat, DecisionKind.BID, o) for o in sorted(chosen)]
     if complete:
-        rows.append(_new_row(seat, DecisionKind.BID, BID_DONE))
+        rows.append(_new_row(seat, DecisionKind.BID, options.BID_COMPLETE))
     return rows
 
 
