@@ -42,6 +42,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without OpenSpie
         'pip install "dune-env[openspiel]"  (or: pip install open_spiel)'
     ) from exc
 
+from .engine import information
 from .engine.config import ConfigError, GameConfig
 from .engine.constants import (
     FACES_PER_DIE,
@@ -52,14 +53,13 @@ from .engine.constants import (
     NO_ONE,
     NUM_TOKEN_TYPES,
     PROPERTY_TOKENS_PER_TYPE,
-    Faction,
     available_factions,
 )
 from .engine.core import ask
 from .engine.decisions import DecisionKind
 from .engine.game import advance, apply_legal, begin_setup, legal_options
 from .engine.records import opening_row
-from .engine.rules import legal_prediction
+from .engine.rules import ATTACKER, legal_prediction
 from .engine.state import GameState, Phase
 from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
 from .environment.observer import OBS_LAYOUT, PUBLIC_LAYOUT, STATE_LAYOUT, Observer
@@ -396,10 +396,10 @@ class DuneState(pyspiel.State):
         engine = copy.engine
         if engine is None or copy._draw_range is not None or engine.phase == _GAME_OVER:
             return copy  # nothing is hidden before the set-up ends; chance nodes: as they are
-        bg_seat = engine.faction_seat[Faction.BENE_GESSERIT]
-        if engine.bg_prediction >= 0 and player != bg_seat:
+        # Who may see what: dune_env.engine.information (its `resample` draws bids otherwise).
+        if engine.bg_prediction >= 0 and not information.sees_prediction(engine, player):
             engine.bg_prediction = pick(legal_prediction(engine))
-        if engine.phase == _DEFENDER_BID and player != engine.active_seat:
+        if engine.phase == _DEFENDER_BID and not information.sees_bid(engine, player, ATTACKER):
             engine.bid_units[0] = [0] * len(engine.bid_units[0])
             engine.bid_leaders[0] = [0] * len(engine.bid_leaders[0])
             engine.phase = _ATTACKER_BID

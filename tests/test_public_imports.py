@@ -22,11 +22,7 @@ PACKAGE_ROOT = Path(dune_env.__file__).parent
 STEPS = "dune_env.engine.steps"
 
 # module (path relative to dune_env/) -> why it still reaches into engine internals.
-ALLOWED: dict[str, str] = {
-    # Its visibility rules move into engine/information.py in issue 9 part 2 (being rewritten
-    # in parallel); until then it re-draws secrets with the battle and set-up steps' helpers.
-    "policies/information.py": "moved in issue 9 part 2 (engine/information.py)",
-}
+ALLOWED: dict[str, str] = {}
 
 
 def _module_name(path: Path) -> str:

@@ -14,22 +14,40 @@ sees exactly the first `LEGACY_OBS_SIZE` entries (`dune_env.policies.sb3` relies
 Fields indexed by seat have 8 slots (9 where the last slot is the common supply); slots of seats
 past the player count stay 0.  Values are raw numbers divided by the field's scale.
 
+Every field is declared once, as a `Feature` of `PUBLIC_FEATURES` (or a `SecretFeature` of
+`PRIVATE_FEATURES` / `HIDDEN_FEATURES`): its `Field` (name, shape, scale, doc), its extractor
+(a function of the state), how the extractor's result is written (`encoding`), the state
+attributes it reads (`reads`) and its change group (`group`).  The layouts, the docs and the
+cache all derive from these declarations: to add a public field, add one `public_feature(...)`
+to `PUBLIC_FEATURES` at its place in the layout, with its extractor function (the extractors
+are written above the declarations); the layout changes, so regenerate the golden files.
+
 How it stays cheap: the public part is built once per engine decision in absolute seats and
 cached; an observation is one gather through a precomputed seat permutation plus the few
-private entries.  What it never contains: the Bene Gesserit prediction (except for the Bene
-Gesserit), any bid in progress except the observer's own side's (and only for that side's
-decider), the history or the event log (they hold chosen options), the decision counter.
+private entries.  The rebuild is incremental and generic: the features of one change group are
+re-extracted only when an attribute they read changed, and their entries rewritten only when
+the extracted values changed.  What an observation never contains is decided by
+`dune_env.engine.information` (the private features ask it): the Bene Gesserit prediction
+(except for the Bene Gesserit), any bid in progress except the observer's own side's (and only
+for that side's decider), the history or the event log (they hold chosen options), the
+decision counter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter, ne
+from typing import Any, Final, NamedTuple
+
 import numpy as np
 
+from ..engine import information
 from ..engine.config import GameConfig
 from ..engine.constants import (
     FACTION_DIE_SYMBOLS,
     MAX_ROUNDS,
-    NO_ONE,
     NUM_DICE,
     NUM_FACTIONS,
     NUM_LOCATIONS,
@@ -40,34 +58,502 @@ from ..engine.constants import (
     PROPERTY_TOKENS_PER_TYPE,
     STORAGE_CAP,
     Die,
-    Faction,
 )
 from ..engine.decisions import NUM_DECISION_KINDS
 from ..engine.map_data import NUM_SECTORS
-from ..engine.records import LastBattle
 from ..engine.state import GameState, Phase
 from .action_table import KIND_ORDER
 from .layout import MAX_SEATS, Field, Layout
 
-S = MAX_SEATS
-_LOC = NUM_LOCATIONS * NUM_UNIT_TYPES  # 24 unit counts per faction
-_MAX_UNITS = 12
-_MAX_LEADERS = 2
-_SPICE_SCALE = 10.0
-_MAX_SPICE = 99  # the snapshot validator's bound on pool and grant
-_NUM_PHASES = len(Phase)
+S: Final = MAX_SEATS
+_LOC: Final = NUM_LOCATIONS * NUM_UNIT_TYPES  # 24 unit counts per faction
+_MAX_UNITS: Final = 12
+_MAX_LEADERS: Final = 2
+_SPICE_SCALE: Final = 10.0
+_MAX_SPICE: Final = 99  # the snapshot validator's bound on pool and grant
+_NUM_PHASES: Final = len(Phase)
 
-PUBLIC_FIELDS: tuple[Field, ...] = (
+# --- how a feature's extractor result is written --------------------------------------------
+
+DENSE: Final = 0
+"""The extractor returns the raw values of the field's first entries: all of them, or for a
+field whose seat axis is its first axis, those of the seats in play (slots past them stay 0)."""
+ONE_HOT: Final = 1
+"""The extractor returns the positions (flat, within the field) of the entries that are 1."""
+SPARSE: Final = 2
+"""The extractor returns (positions within the field, raw values) of its non-zero entries."""
+ROWS: Final = 3
+"""The extractor returns one row of raw values per seat in play (a field of shape (S, ...)):
+rows are compared and rewritten one by one (unit counts: a decision moves one or two)."""
+INDEX: Final = 4
+"""One-hot with at most one 1: the extractor returns its position, or NONE for all 0."""
+SCALAR: Final = 5
+"""A field of one entry: the extractor returns its raw value."""
+NONE: Final = -1  # what an INDEX extractor returns when no entry is 1
+
+# --- change groups ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChangeGroup:
+    """Features whose entries are compared and rewritten together.
+
+    A group is only a matter of speed (any grouping gives the same observations).  With
+    `watch`, the group first compares the state attributes its features read
+    (`Feature.reads`, fetched in one `attrgetter` call) with those it was last written from:
+    when none changed it is skipped, else only the features reading a changed attribute are
+    re-extracted.  Worth it for groups that rarely change.  Without `watch`, its features are
+    extracted at every rebuild.  Either way an entry is written only when its value changed.
+    """
+
+    name: str
+    watch: bool
+
+
+UNIT_COUNTS: Final = ChangeGroup("unit counts", watch=True)
+PIECES: Final = ChangeGroup("pieces", watch=True)  # per-seat counts, supplies
+BOARD: Final = ChangeGroup("board", watch=True)  # once a turn or less
+DICE: Final = ChangeGroup("dice", watch=True)  # rolled or fixed: a third of the decisions
+DECISION: Final = ChangeGroup("decision", watch=False)  # the pending decision: nearly always
+CONTEXT: Final = ChangeGroup("context", watch=True)  # allies, offers, recruiting, landing
+BATTLE: Final = ChangeGroup("battle", watch=True)  # the battle in progress
+LAST_BATTLE: Final = ChangeGroup("last battle", watch=True)
+
+Extractor = Callable[[GameState], Any]
+SecretExtractor = Callable[[GameState, int], tuple[Sequence[int], Sequence[int]]]
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One public field and how it is computed from the state.
+
+    Attributes:
+        field: the field's place in the layouts, shape, scale and doc.
+        encoding: what `extract` returns (INDEX, SCALAR, DENSE, ONE_HOT, SPARSE or ROWS).
+        group: the change group (see UNIT_COUNTS...): compared and rewritten together.
+        reads: every `GameState` attribute `extract` reads; the feature is re-extracted only
+            when one of them changed (tests/env/test_observer_cache.py checks the list).
+        extract: a function of the state, in absolute seats.
+    """
+
+    field: Field
+    encoding: int
+    group: ChangeGroup
+    reads: tuple[str, ...]
+    extract: Extractor
+
+
+@dataclass(frozen=True)
+class SecretFeature:
+    """One private field (what one seat may see) or hidden field (the global state).
+
+    `extract(state, seat)` returns (positions within the field, raw values) of its non-zero
+    entries, seats absolute; for private fields it returns only what `seat` may see (as
+    `dune_env.engine.information` decides); hidden fields ignore `seat`.  Never cached.
+    """
+
+    field: Field
+    extract: SecretExtractor
+
+
+# --- reading the engine's records -------------------------------------------------------------
+
+
+class RevealedBattle(NamedTuple):
+    """The last battle as it was revealed (BATTLE-7): factions, strengths, the winning side
+    (0 attacker, 1 defender) and both bids, units by faction*2+type and leaders by faction."""
+
+    region: int
+    attacker: int
+    defender: int
+    attacker_strength: int
+    defender_strength: int
+    winner: int
+    units: tuple[Sequence[int], Sequence[int]]
+    leaders: tuple[Sequence[int], Sequence[int]]
+
+
+def revealed_battle(s: GameState) -> RevealedBattle | None:
+    """`state.last_battle` (None before the first battle) as the observer reads it: the only
+    place that reads the engine's `LastBattle` record."""
+    lb = s.last_battle
+    if lb is None:
+        return None
+    return RevealedBattle(
+        lb.region,
+        lb.attacker,
+        lb.defender,
+        lb.attacker_strength,
+        lb.defender_strength,
+        lb.winner_side,
+        (lb.attacker_units, lb.defender_units),
+        (lb.attacker_leaders, lb.defender_leaders),
+    )
+
+
+# --- extractors (absolute seats) ----------------------------------------------------------------
+
+_ZERO_UNITS: Final = [0] * _LOC
+_SYMBOL_OF_FACE: Final = tuple(int(f) for f in FACTION_DIE_SYMBOLS)
+_KIND_INDEX: Final = {int(k): i for i, k in enumerate(KIND_ORDER)}
+_REGION_DIE: Final = int(Die.REGION)
+_SPICE_DIE: Final = int(Die.SPICE)
+_KANLY_DIE: Final = int(Die.KANLY)
+_NOTHING: Final[tuple[Sequence[int], Sequence[int]]] = ((), ())
+EVERY_SEAT: Final = -1  # the seat hidden extractors are asked for (they ignore it)
+
+
+def _seat_in_game(s: GameState) -> list[int]:
+    return [1] * len(s.seat_faction)
+
+
+def _seat_faction(s: GameState) -> list[int]:
+    return [seat * NUM_FACTIONS + f for seat, f in enumerate(s.seat_faction) if f >= 0]
+
+
+def _units(s: GameState) -> list[Sequence[int]]:
+    return [s.units[f] if f >= 0 else _ZERO_UNITS for f in s.seat_faction]
+
+
+def _leaders(s: GameState) -> list[int]:
+    return [x for f in s.seat_faction for x in (s.leaders[f] if f >= 0 else (0, 0))]
+
+
+def _storage(s: GameState) -> list[int]:
+    return [s.storage[f] if f >= 0 else 0 for f in s.seat_faction]
+
+
+def _thumper(s: GameState) -> list[int]:
+    return [s.thumpers[f] if f >= 0 else 0 for f in s.seat_faction]
+
+
+def _holder(s: GameState, holder: int) -> int:
+    return s.faction_seat[holder] if holder >= 0 else S  # slot S: the common supply
+
+
+def _shield_holder(s: GameState) -> int:
+    return _holder(s, s.shield_holder)
+
+
+def _snooper_holder(s: GameState) -> int:
+    return _holder(s, s.snooper_holder)
+
+
+def _region_token(s: GameState) -> list[int]:
+    return [r * NUM_TOKEN_TYPES + t for r, t in enumerate(s.region_token) if t >= 0]
+
+
+def _token_supply(s: GameState) -> list[int]:
+    return s.token_supply
+
+
+def _thumper_supply(s: GameState) -> int:
+    return s.thumper_supply
+
+
+def _storm_sector(s: GameState) -> int:
+    return s.storm_sector - 1
+
+
+def _round(s: GameState) -> int:
+    return s.round - 1
+
+
+def _first_seat(s: GameState) -> int:
+    return s.first_seat
+
+
+def _active_seat(s: GameState) -> int:
+    return s.active_seat
+
+
+def _phase(s: GameState) -> int:
+    return s.phase
+
+
+def _faction_dice(s: GameState) -> list[int]:
+    faces = s.dice_faces
+    symbol = _SYMBOL_OF_FACE
+    return [
+        symbol[faces[0]],
+        NUM_FACTIONS + symbol[faces[1]],
+        2 * NUM_FACTIONS + symbol[faces[2]],
+        3 * NUM_FACTIONS + symbol[faces[3]],
+    ]
+
+
+def _region_die(s: GameState) -> int:
+    return s.dice_faces[_REGION_DIE]
+
+
+def _spice_die(s: GameState) -> int:
+    return s.dice_faces[_SPICE_DIE]
+
+
+def _kanly_die(s: GameState) -> int:
+    return s.dice_faces[_KANLY_DIE]
+
+
+def _dice_fixed(s: GameState) -> list[bool]:
+    return s.dice_fixed
+
+
+def _dice_used(s: GameState) -> list[bool]:
+    return s.dice_used
+
+
+def _recruit_dice(s: GameState) -> list[int]:
+    return s.recruit_dice
+
+
+def _ally_dice(s: GameState) -> list[int]:
+    return s.ally_dice
+
+
+def _pool(s: GameState) -> int:
+    return s.pool
+
+
+def _seat_of(s: GameState, faction: int) -> int:
+    return s.faction_seat[faction] if faction >= 0 else NONE
+
+
+def _ally_seat(s: GameState) -> int:
+    return _seat_of(s, s.ally)
+
+
+def _offer_target(s: GameState) -> int:
+    return _seat_of(s, s.offer_target)
+
+
+def _offer_symbol(s: GameState) -> int:
+    return s.offer_symbol if s.offer_symbol >= 0 else NONE
+
+
+def _axolotl_symbol(s: GameState) -> int:
+    return s.axolotl_symbol if s.axolotl_symbol >= 0 else NONE
+
+
+def _leader_recruited(s: GameState) -> bool:
+    return s.leader_recruited
+
+
+def _land_consent(s: GameState) -> bool:
+    return s.land_consent
+
+
+def _grant(s: GameState) -> int:
+    return s.grant
+
+
+def _guild_paid(s: GameState) -> list[bool]:
+    return [s.guild_paid[f] if f >= 0 else False for f in s.seat_faction]
+
+
+def _target_region(s: GameState) -> int:
+    return s.target if s.target >= 0 else NONE
+
+
+def _decision_kind(s: GameState) -> int:
+    return _KIND_INDEX[s.pending_kind] if s.pending_kind >= 0 else NONE
+
+
+def _decision_seat(s: GameState) -> int:
+    return s.pending_seat if s.pending_kind >= 0 else NONE
+
+
+def _ghola_declined(s: GameState) -> bool:
+    return s.ghola_declined
+
+
+def _battle_region(s: GameState) -> int:
+    return s.battle_region if s.battle_region >= 0 else NONE
+
+
+def _battle_defender(s: GameState) -> int:
+    return _seat_of(s, s.battle_defender)
+
+
+def _fortress_stage(s: GameState) -> int:
+    return s.battle_fortress_stage if s.battle_region >= 0 else NONE
+
+
+def _face_dancer_done(s: GameState) -> bool:
+    return s.face_dancer_done and s.battle_region >= 0
+
+
+def _lend_queue(s: GameState) -> list[int]:
+    return [s.faction_seat[f] for f in s.lend_queue]
+
+
+def _lent(s: GameState) -> list[bool]:
+    return [s.lent[f] if f >= 0 else False for f in s.seat_faction]
+
+
+def _last_battle_valid(s: GameState) -> int:
+    return 0 if revealed_battle(s) is not None else NONE
+
+
+def _last_battle_region(s: GameState) -> int:
+    battle = revealed_battle(s)
+    return battle.region if battle is not None else NONE
+
+
+def _last_battle_attacker(s: GameState) -> int:
+    battle = revealed_battle(s)
+    return s.faction_seat[battle.attacker] if battle is not None else NONE
+
+
+def _last_battle_defender(s: GameState) -> int:
+    battle = revealed_battle(s)
+    return s.faction_seat[battle.defender] if battle is not None else NONE
+
+
+def _last_battle_strength(s: GameState) -> list[int]:
+    battle = revealed_battle(s)
+    if battle is None:
+        return [0, 0]
+    return [battle.attacker_strength, battle.defender_strength]
+
+
+def _last_battle_winner(s: GameState) -> int:
+    battle = revealed_battle(s)
+    return battle.winner if battle is not None else NONE
+
+
+def _bid_units(
+    fs: Sequence[int], bids: Sequence[Sequence[int]], sides: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """Units of bids (by faction*2+type) as (positions in a (side, S, type) field, counts)."""
+    positions: list[int] = []
+    counts: list[int] = []
+    for out_side, side in enumerate(sides):
+        for i, count in enumerate(bids[side]):
+            if count:
+                positions.append(out_side * S * NUM_UNIT_TYPES + fs[i >> 1] * 2 + (i & 1))
+                counts.append(count)
+    return positions, counts
+
+
+def _bid_leaders(
+    fs: Sequence[int], bids: Sequence[Sequence[int]], sides: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """Leader tokens of bids (by faction) as (positions in a (side, S) field, counts)."""
+    positions: list[int] = []
+    counts: list[int] = []
+    for out_side, side in enumerate(sides):
+        for f, count in enumerate(bids[side]):
+            if count:
+                positions.append(out_side * S + fs[f])
+                counts.append(count)
+    return positions, counts
+
+
+_BOTH_SIDES: Final = (0, 1)
+
+
+def _last_battle_units(s: GameState) -> tuple[list[int], list[int]]:
+    battle = revealed_battle(s)
+    if battle is None:
+        return [], []
+    return _bid_units(s.faction_seat, battle.units, _BOTH_SIDES)
+
+
+def _last_battle_leaders(s: GameState) -> tuple[list[int], list[int]]:
+    battle = revealed_battle(s)
+    if battle is None:
+        return [], []
+    return _bid_leaders(s.faction_seat, battle.leaders, _BOTH_SIDES)
+
+
+# Private extractors: what `seat` may see (engine.information decides), absolute seats.
+
+
+def _own_bid_units(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    side = information.known_bid_side(s, seat)
+    if side == information.NO_SIDE:
+        return _NOTHING
+    return _bid_units(s.faction_seat, s.bid_units, (side,))
+
+
+def _own_bid_leaders(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    side = information.known_bid_side(s, seat)
+    if side == information.NO_SIDE:
+        return _NOTHING
+    return _bid_leaders(s.faction_seat, s.bid_leaders, (side,))
+
+
+def _own_bg_prediction(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    if s.bg_prediction >= 0 and information.sees_prediction(s, seat):
+        return (s.bg_prediction,), (1,)
+    return _NOTHING
+
+
+# Hidden extractors (the global state): everything, whoever asks.
+
+
+def _all_bid_units(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    return _bid_units(s.faction_seat, s.bid_units, _BOTH_SIDES)
+
+
+def _all_bid_leaders(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    return _bid_leaders(s.faction_seat, s.bid_leaders, _BOTH_SIDES)
+
+
+def _bg_prediction(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int]]:
+    if s.bg_prediction >= 0:
+        return (s.bg_prediction,), (1,)
+    return _NOTHING
+
+
+# --- the declarations ----------------------------------------------------------------------------
+
+
+def public_feature(
+    name: str,
+    shape: tuple[int, ...],
+    doc: str,
+    *,
+    encoding: int,
+    group: ChangeGroup,
+    reads: tuple[str, ...],
+    extract: Extractor,
+    scale: float = 1.0,
+    max_raw: float = 1.0,
+    seat_axis: int | None = None,
+) -> Feature:
+    """A public feature: a `Field` with its extractor (see `Feature`)."""
+    field = Field(name, shape, doc, scale=scale, max_raw=max_raw, seat_axis=seat_axis)
+    return Feature(field, encoding, group, reads, extract)
+
+
+_SF: Final = "seat_faction"
+_FS: Final = "faction_seat"
+
+PUBLIC_FEATURES: tuple[Feature, ...] = (
     # --- players -------------------------------------------------------------------------
-    Field("seat_in_game", (S,), "1 for each seat that is played", seat_axis=0),
-    Field(
+    public_feature(
+        "seat_in_game",
+        (S,),
+        "1 for each seat that is played",
+        seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF,),
+        extract=_seat_in_game,
+    ),
+    public_feature(
         "seat_faction",
         (S, NUM_FACTIONS),
         "one-hot faction id of each seat (all 0 while a seat has not drafted)",
         seat_axis=0,
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=(_SF,),
+        extract=_seat_faction,
     ),
     # --- pieces --------------------------------------------------------------------------
-    Field(
+    public_feature(
         "units",
         (S, NUM_LOCATIONS, NUM_UNIT_TYPES),
         "unit counts of each seat's faction by location (10 regions in MAP-1 order, then "
@@ -75,200 +561,553 @@ PUBLIC_FIELDS: tuple[Field, ...] = (
         scale=_MAX_UNITS,
         max_raw=_MAX_UNITS,
         seat_axis=0,
+        encoding=ROWS,
+        group=UNIT_COUNTS,
+        reads=(_SF, "units"),
+        extract=_units,
     ),
-    Field(
+    public_feature(
         "leaders",
         (S, 2),
         "leader tokens of each seat's faction: on its card, in its reserve",
         scale=_MAX_LEADERS,
         max_raw=_MAX_LEADERS,
         seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "leaders"),
+        extract=_leaders,
     ),
-    Field(
+    public_feature(
         "storage",
         (S,),
         "stored spice of each seat's faction (Corrino, Guild)",
         scale=STORAGE_CAP,
         max_raw=STORAGE_CAP,
         seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "storage"),
+        extract=_storage,
     ),
-    Field("thumper", (S,), "1 if the seat holds a Thumper", seat_axis=0),
-    Field(
+    public_feature(
+        "thumper",
+        (S,),
+        "1 if the seat holds a Thumper",
+        seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "thumpers"),
+        extract=_thumper,
+    ),
+    public_feature(
         "shield_holder",
         (S + 1,),
         "one-hot seat holding the Shield; slot 8 = common supply",
         seat_axis=0,
+        encoding=INDEX,
+        group=BOARD,
+        reads=(_FS, "shield_holder"),
+        extract=_shield_holder,
     ),
-    Field(
+    public_feature(
         "snooper_holder",
         (S + 1,),
         "one-hot seat holding the Snooper; slot 8 = common supply",
         seat_axis=0,
+        encoding=INDEX,
+        group=BOARD,
+        reads=(_FS, "snooper_holder"),
+        extract=_snooper_holder,
     ),
     # --- board ---------------------------------------------------------------------------
-    Field(
+    public_feature(
         "region_token",
         (NUM_REGIONS, NUM_TOKEN_TYPES),
         "one-hot property token of each region (fortress, harvester, ornithopter)",
+        encoding=ONE_HOT,
+        group=BOARD,
+        reads=("region_token",),
+        extract=_region_token,
     ),
-    Field(
+    public_feature(
         "token_supply",
         (NUM_TOKEN_TYPES,),
         "property tokens of each type in the common supply",
         scale=PROPERTY_TOKENS_PER_TYPE,
         max_raw=PROPERTY_TOKENS_PER_TYPE,
+        encoding=DENSE,
+        group=PIECES,
+        reads=("token_supply",),
+        extract=_token_supply,
     ),
-    Field(
+    public_feature(
         "thumper_supply",
         (1,),
         "Thumpers in the common supply",
         scale=NUM_THUMPERS,
         max_raw=NUM_THUMPERS,
+        encoding=SCALAR,
+        group=PIECES,
+        reads=("thumper_supply",),
+        extract=_thumper_supply,
     ),
-    Field("storm_sector", (NUM_SECTORS,), "one-hot storm sector 1..6"),
-    Field("round", (MAX_ROUNDS,), "one-hot round 1..6"),
+    public_feature(
+        "storm_sector",
+        (NUM_SECTORS,),
+        "one-hot storm sector 1..6",
+        encoding=INDEX,
+        group=BOARD,
+        reads=("storm_sector",),
+        extract=_storm_sector,
+    ),
+    public_feature(
+        "round",
+        (MAX_ROUNDS,),
+        "one-hot round 1..6",
+        encoding=INDEX,
+        group=BOARD,
+        reads=("round",),
+        extract=_round,
+    ),
     # --- the turn ------------------------------------------------------------------------
-    Field("first_seat", (S,), "one-hot first player", seat_axis=0),
-    Field("active_seat", (S,), "one-hot active player (whose turn it is)", seat_axis=0),
-    Field("phase", (_NUM_PHASES,), "one-hot engine phase (dune_env.engine.Phase order)"),
-    Field(
+    public_feature(
+        "first_seat",
+        (S,),
+        "one-hot first player",
+        seat_axis=0,
+        encoding=INDEX,
+        group=BOARD,
+        reads=("first_seat",),
+        extract=_first_seat,
+    ),
+    public_feature(
+        "active_seat",
+        (S,),
+        "one-hot active player (whose turn it is)",
+        seat_axis=0,
+        encoding=INDEX,
+        group=BOARD,
+        reads=("active_seat",),
+        extract=_active_seat,
+    ),
+    public_feature(
+        "phase",
+        (_NUM_PHASES,),
+        "one-hot engine phase (dune_env.engine.Phase order)",
+        encoding=INDEX,
+        group=DECISION,
+        reads=("phase",),
+        extract=_phase,
+    ),
+    public_feature(
         "faction_dice",
         (4, NUM_FACTIONS),
         "one-hot faction symbol shown by each of the four faction dice",
+        encoding=ONE_HOT,
+        group=DICE,
+        reads=("dice_faces",),
+        extract=_faction_dice,
     ),
-    Field("region_die", (NUM_SECTORS,), "one-hot region die face 1..6"),
-    Field("spice_die", (6,), "one-hot spice die face: 1..5 spice, then Shai-Hulud"),
-    Field(
+    public_feature(
+        "region_die",
+        (NUM_SECTORS,),
+        "one-hot region die face 1..6",
+        encoding=INDEX,
+        group=DICE,
+        reads=("dice_faces",),
+        extract=_region_die,
+    ),
+    public_feature(
+        "spice_die",
+        (6,),
+        "one-hot spice die face: 1..5 spice, then Shai-Hulud",
+        encoding=INDEX,
+        group=DICE,
+        reads=("dice_faces",),
+        extract=_spice_die,
+    ),
+    public_feature(
         "kanly_die",
         (6,),
         "one-hot Kanly die face: Poison, Crysknife, Hunter-seeker, Snooper, Shield, Thumper",
+        encoding=INDEX,
+        group=DICE,
+        reads=("dice_faces",),
+        extract=_kanly_die,
     ),
-    Field(
+    public_feature(
         "dice_fixed",
         (NUM_DICE,),
         "1 for each fixed die (faction 1-4, region, spice, Kanly)",
+        encoding=DENSE,
+        group=DICE,
+        reads=("dice_fixed",),
+        extract=_dice_fixed,
     ),
-    Field("dice_used", (4,), "1 for each faction die already used (recruiting, face dancers)"),
-    Field("recruit_dice", (4,), "1 for each faction die left to the current recruiter"),
-    Field("ally_dice", (4,), "1 for each faction die reserved for the ally's recruiting"),
-    Field(
+    public_feature(
+        "dice_used",
+        (4,),
+        "1 for each faction die already used (recruiting, face dancers)",
+        encoding=DENSE,
+        group=DICE,
+        reads=("dice_used",),
+        extract=_dice_used,
+    ),
+    public_feature(
+        "recruit_dice",
+        (4,),
+        "1 for each faction die left to the current recruiter",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("recruit_dice",),
+        extract=_recruit_dice,
+    ),
+    public_feature(
+        "ally_dice",
+        (4,),
+        "1 for each faction die reserved for the ally's recruiting",
+        encoding=ONE_HOT,
+        group=CONTEXT,
+        reads=("ally_dice",),
+        extract=_ally_dice,
+    ),
+    public_feature(
         "pool",
         (1,),
         "the active player's spice pool",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
+        encoding=SCALAR,
+        group=DECISION,
+        reads=("pool",),
+        extract=_pool,
     ),
-    Field("ally_seat", (S,), "one-hot seat of the active player's ally", seat_axis=0),
-    Field("offer_target", (S,), "one-hot seat offered an alliance this turn", seat_axis=0),
-    Field("offer_symbol", (NUM_FACTIONS,), "one-hot faction symbol of that offer (TLX-3)"),
-    Field("axolotl_symbol", (NUM_FACTIONS,), "one-hot symbol chosen by Tleilax (TLX-1)"),
-    Field("leader_recruited", (1,), "1 if a leader was recruited this step (ATR-2)"),
-    Field("land_consent", (1,), "1 if landing in the ally's regions is allowed (LAND-4)"),
-    Field(
+    public_feature(
+        "ally_seat",
+        (S,),
+        "one-hot seat of the active player's ally",
+        seat_axis=0,
+        encoding=INDEX,
+        group=CONTEXT,
+        reads=(_FS, "ally"),
+        extract=_ally_seat,
+    ),
+    public_feature(
+        "offer_target",
+        (S,),
+        "one-hot seat offered an alliance this turn",
+        seat_axis=0,
+        encoding=INDEX,
+        group=CONTEXT,
+        reads=(_FS, "offer_target"),
+        extract=_offer_target,
+    ),
+    public_feature(
+        "offer_symbol",
+        (NUM_FACTIONS,),
+        "one-hot faction symbol of that offer (TLX-3)",
+        encoding=INDEX,
+        group=CONTEXT,
+        reads=("offer_symbol",),
+        extract=_offer_symbol,
+    ),
+    public_feature(
+        "axolotl_symbol",
+        (NUM_FACTIONS,),
+        "one-hot symbol chosen by Tleilax (TLX-1)",
+        encoding=INDEX,
+        group=CONTEXT,
+        reads=("axolotl_symbol",),
+        extract=_axolotl_symbol,
+    ),
+    public_feature(
+        "leader_recruited",
+        (1,),
+        "1 if a leader was recruited this step (ATR-2)",
+        encoding=SCALAR,
+        group=CONTEXT,
+        reads=("leader_recruited",),
+        extract=_leader_recruited,
+    ),
+    public_feature(
+        "land_consent",
+        (1,),
+        "1 if landing in the ally's regions is allowed (LAND-4)",
+        encoding=SCALAR,
+        group=CONTEXT,
+        reads=("land_consent",),
+        extract=_land_consent,
+    ),
+    public_feature(
         "grant",
         (1,),
         "spice the ally may still spend landing (CL-7)",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
+        encoding=SCALAR,
+        group=CONTEXT,
+        reads=("grant",),
+        extract=_grant,
     ),
-    Field(
+    public_feature(
         "guild_paid",
         (S,),
         "1 for each seat whose landing already paid the Guild this turn (GLD-1)",
         seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "guild_paid"),
+        extract=_guild_paid,
     ),
-    Field("target_region", (NUM_REGIONS,), "one-hot movement target region (MOVE-1)"),
+    public_feature(
+        "target_region",
+        (NUM_REGIONS,),
+        "one-hot movement target region (MOVE-1)",
+        encoding=INDEX,
+        group=CONTEXT,
+        reads=("target",),
+        extract=_target_region,
+    ),
     # --- the pending decision and its context --------------------------------------------
-    Field(
+    public_feature(
         "decision_kind",
         (NUM_DECISION_KINDS,),
         "one-hot kind of the pending decision (action-table block order)",
+        encoding=INDEX,
+        group=DECISION,
+        reads=("pending_kind",),
+        extract=_decision_kind,
     ),
-    Field("decision_seat", (S,), "one-hot seat that must decide now", seat_axis=0),
-    Field("ghola_declined", (1,), "1 if the ghola was declined on this occasion (TLX-5)"),
-    Field("battle_region", (NUM_REGIONS,), "one-hot region of the current battle"),
-    Field("battle_defender", (S,), "one-hot seat of the current battle's defender", seat_axis=0),
-    Field("fortress_stage", (3,), "one-hot fortress stage: to decide, declined, done"),
-    Field("face_dancer_done", (1,), "1 once Tleilax stopped replacing units this battle"),
-    Field("lend_queue", (S,), "1 for each seat still to be asked to lend a leader", seat_axis=0),
-    Field("lent", (S,), "1 for each seat that lent its leader this battle", seat_axis=0),
+    public_feature(
+        "decision_seat",
+        (S,),
+        "one-hot seat that must decide now",
+        seat_axis=0,
+        encoding=INDEX,
+        group=DECISION,
+        reads=("pending_kind", "pending_seat"),
+        extract=_decision_seat,
+    ),
+    public_feature(
+        "ghola_declined",
+        (1,),
+        "1 if the ghola was declined on this occasion (TLX-5)",
+        encoding=SCALAR,
+        group=CONTEXT,
+        reads=("ghola_declined",),
+        extract=_ghola_declined,
+    ),
+    public_feature(
+        "battle_region",
+        (NUM_REGIONS,),
+        "one-hot region of the current battle",
+        encoding=INDEX,
+        group=BATTLE,
+        reads=("battle_region",),
+        extract=_battle_region,
+    ),
+    public_feature(
+        "battle_defender",
+        (S,),
+        "one-hot seat of the current battle's defender",
+        seat_axis=0,
+        encoding=INDEX,
+        group=BATTLE,
+        reads=(_FS, "battle_defender"),
+        extract=_battle_defender,
+    ),
+    public_feature(
+        "fortress_stage",
+        (3,),
+        "one-hot fortress stage: to decide, declined, done",
+        encoding=INDEX,
+        group=BATTLE,
+        reads=("battle_region", "battle_fortress_stage"),
+        extract=_fortress_stage,
+    ),
+    public_feature(
+        "face_dancer_done",
+        (1,),
+        "1 once Tleilax stopped replacing units this battle",
+        encoding=SCALAR,
+        group=BATTLE,
+        reads=("battle_region", "face_dancer_done"),
+        extract=_face_dancer_done,
+    ),
+    public_feature(
+        "lend_queue",
+        (S,),
+        "1 for each seat still to be asked to lend a leader",
+        seat_axis=0,
+        encoding=ONE_HOT,
+        group=BATTLE,
+        reads=(_FS, "lend_queue"),
+        extract=_lend_queue,
+    ),
+    public_feature(
+        "lent",
+        (S,),
+        "1 for each seat that lent its leader this battle",
+        seat_axis=0,
+        encoding=DENSE,
+        group=PIECES,
+        reads=(_SF, "lent"),
+        extract=_lent,
+    ),
     # --- the last battle, revealed -------------------------------------------------------
-    Field("last_battle_valid", (1,), "1 once a battle has been resolved"),
-    Field("last_battle_region", (NUM_REGIONS,), "one-hot region of the last battle"),
-    Field("last_battle_attacker", (S,), "one-hot attacker seat of the last battle", seat_axis=0),
-    Field("last_battle_defender", (S,), "one-hot defender seat of the last battle", seat_axis=0),
-    Field(
+    public_feature(
+        "last_battle_valid",
+        (1,),
+        "1 once a battle has been resolved",
+        encoding=INDEX,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_valid,
+    ),
+    public_feature(
+        "last_battle_region",
+        (NUM_REGIONS,),
+        "one-hot region of the last battle",
+        encoding=INDEX,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_region,
+    ),
+    public_feature(
+        "last_battle_attacker",
+        (S,),
+        "one-hot attacker seat of the last battle",
+        seat_axis=0,
+        encoding=INDEX,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_attacker,
+    ),
+    public_feature(
+        "last_battle_defender",
+        (S,),
+        "one-hot defender seat of the last battle",
+        seat_axis=0,
+        encoding=INDEX,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_defender,
+    ),
+    public_feature(
         "last_battle_strength",
         (2,),
         "revealed strengths: attacker, defender",
         scale=_SPICE_SCALE,
         max_raw=_MAX_SPICE,
+        encoding=DENSE,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_strength,
     ),
-    Field("last_battle_winner", (2,), "one-hot winner side: attacker, defender"),
-    Field(
+    public_feature(
+        "last_battle_winner",
+        (2,),
+        "one-hot winner side: attacker, defender",
+        encoding=INDEX,
+        group=LAST_BATTLE,
+        reads=("last_battle",),
+        extract=_last_battle_winner,
+    ),
+    public_feature(
         "last_battle_units",
         (2, S, NUM_UNIT_TYPES),
         "revealed bids: units committed by side (attacker, defender), owner seat, unit type",
         scale=_MAX_UNITS,
         max_raw=_MAX_UNITS,
         seat_axis=1,
+        encoding=SPARSE,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_units,
     ),
-    Field(
+    public_feature(
         "last_battle_leaders",
         (2, S),
         "revealed bids: leader tokens committed by side and owner seat",
         scale=_MAX_LEADERS,
         max_raw=_MAX_LEADERS,
         seat_axis=1,
+        encoding=SPARSE,
+        group=LAST_BATTLE,
+        reads=(_FS, "last_battle"),
+        extract=_last_battle_leaders,
     ),
 )
 
-PRIVATE_FIELDS: tuple[Field, ...] = (
-    Field(
-        "own_bid_units",
-        (S, NUM_UNIT_TYPES),
-        "the bid in progress of the side the observer decides for (attacker = active seat, "
-        "defender = defender seat): units committed by owner seat and type; 0 for everyone "
-        "else",
-        scale=_MAX_UNITS,
-        max_raw=_MAX_UNITS,
-        seat_axis=0,
+PRIVATE_FEATURES: tuple[SecretFeature, ...] = (
+    SecretFeature(
+        Field(
+            "own_bid_units",
+            (S, NUM_UNIT_TYPES),
+            "the bid in progress of the side the observer decides for (attacker = active "
+            "seat, defender = defender seat): units committed by owner seat and type; 0 for "
+            "everyone else",
+            scale=_MAX_UNITS,
+            max_raw=_MAX_UNITS,
+            seat_axis=0,
+        ),
+        _own_bid_units,
     ),
-    Field(
-        "own_bid_leaders",
-        (S,),
-        "that bid's leader tokens by owner seat",
-        scale=_MAX_LEADERS,
-        max_raw=_MAX_LEADERS,
-        seat_axis=0,
+    SecretFeature(
+        Field(
+            "own_bid_leaders",
+            (S,),
+            "that bid's leader tokens by owner seat",
+            scale=_MAX_LEADERS,
+            max_raw=_MAX_LEADERS,
+            seat_axis=0,
+        ),
+        _own_bid_leaders,
     ),
-    Field(
-        "bg_prediction",
-        (NUM_FACTIONS,),
-        "one-hot faction predicted by the Bene Gesserit (BG-0); only in the Bene Gesserit's "
-        "own observation",
+    SecretFeature(
+        Field(
+            "bg_prediction",
+            (NUM_FACTIONS,),
+            "one-hot faction predicted by the Bene Gesserit (BG-0); only in the Bene "
+            "Gesserit's own observation",
+        ),
+        _own_bg_prediction,
     ),
 )
 
-HIDDEN_FIELDS: tuple[Field, ...] = (
-    Field(
-        "bid_units",
-        (2, S, NUM_UNIT_TYPES),
-        "both bids in progress: units by side (attacker, defender), owner seat, unit type",
-        scale=_MAX_UNITS,
-        max_raw=_MAX_UNITS,
-        seat_axis=1,
+HIDDEN_FEATURES: tuple[SecretFeature, ...] = (
+    SecretFeature(
+        Field(
+            "bid_units",
+            (2, S, NUM_UNIT_TYPES),
+            "both bids in progress: units by side (attacker, defender), owner seat, unit type",
+            scale=_MAX_UNITS,
+            max_raw=_MAX_UNITS,
+            seat_axis=1,
+        ),
+        _all_bid_units,
     ),
-    Field(
-        "bid_leaders",
-        (2, S),
-        "both bids in progress: leader tokens by side and owner seat",
-        scale=_MAX_LEADERS,
-        max_raw=_MAX_LEADERS,
-        seat_axis=1,
+    SecretFeature(
+        Field(
+            "bid_leaders",
+            (2, S),
+            "both bids in progress: leader tokens by side and owner seat",
+            scale=_MAX_LEADERS,
+            max_raw=_MAX_LEADERS,
+            seat_axis=1,
+        ),
+        _all_bid_leaders,
     ),
-    Field("bg_prediction", (NUM_FACTIONS,), "one-hot faction predicted by the Bene Gesserit"),
+    SecretFeature(
+        Field("bg_prediction", (NUM_FACTIONS,), "one-hot faction predicted by the Bene Gesserit"),
+        _bg_prediction,
+    ),
 )
+
+PUBLIC_FIELDS: tuple[Field, ...] = tuple(f.field for f in PUBLIC_FEATURES)
+PRIVATE_FIELDS: tuple[Field, ...] = tuple(f.field for f in PRIVATE_FEATURES)
+HIDDEN_FIELDS: tuple[Field, ...] = tuple(f.field for f in HIDDEN_FEATURES)
 
 # The entries of `rules_variant`, in order: every GameConfig option that changes the rules.
 # (Rewards, skip_forced_decisions and record_events do not change what is legal.)
@@ -317,79 +1156,199 @@ STATE_SIZE = STATE_LAYOUT.size
 RULES_SIZE = sum(f.size for f in RULES_FIELDS)
 LEGACY_OBS_SIZE = OBS_SIZE - RULES_SIZE  # the observation before `rules_variant` existed
 
+_OBS_RULES: Final = OBS_LAYOUT.slices["rules_variant"]
+_STATE_RULES: Final = STATE_LAYOUT.slices["rules_variant"]
+_INV_SCALE: Final = PUBLIC_LAYOUT.inv_scale
 
-def _o(name: str, layout: Layout = PUBLIC_LAYOUT) -> int:
-    return layout[name].start
+
+# --- the generic incremental cache ---------------------------------------------------------------
 
 
-# Offsets, resolved once (the builder is the hot path of the environment).
-_SEAT_IN_GAME = _o("seat_in_game")
-_SEAT_FACTION = _o("seat_faction")
-_UNITS = _o("units")
-_LEADERS = _o("leaders")
-_STORAGE = _o("storage")
-_THUMPER = _o("thumper")
-_SHIELD = _o("shield_holder")
-_SNOOPER = _o("snooper_holder")
-_REGION_TOKEN = _o("region_token")
-_TOKEN_SUPPLY = _o("token_supply")
-_THUMPER_SUPPLY = _o("thumper_supply")
-_STORM = _o("storm_sector")
-_ROUND = _o("round")
-_FIRST = _o("first_seat")
-_ACTIVE = _o("active_seat")
-_PHASE = _o("phase")
-_FACTION_DICE = _o("faction_dice")
-_REGION_DIE = _o("region_die")
-_SPICE_DIE = _o("spice_die")
-_KANLY_DIE = _o("kanly_die")
-_DICE_FIXED = _o("dice_fixed")
-_DICE_USED = _o("dice_used")
-_RECRUIT_DICE = _o("recruit_dice")
-_ALLY_DICE = _o("ally_dice")
-_POOL = _o("pool")
-_ALLY = _o("ally_seat")
-_OFFER_TARGET = _o("offer_target")
-_OFFER_SYMBOL = _o("offer_symbol")
-_AXOLOTL = _o("axolotl_symbol")
-_LEADER_RECRUITED = _o("leader_recruited")
-_LAND_CONSENT = _o("land_consent")
-_GRANT = _o("grant")
-_GUILD_PAID = _o("guild_paid")
-_TARGET = _o("target_region")
-_KIND = _o("decision_kind")
-_DECISION_SEAT = _o("decision_seat")
-_GHOLA_DECLINED = _o("ghola_declined")
-_BATTLE_REGION = _o("battle_region")
-_BATTLE_DEFENDER = _o("battle_defender")
-_FORTRESS_STAGE = _o("fortress_stage")
-_FACE_DANCER_DONE = _o("face_dancer_done")
-_LEND_QUEUE = _o("lend_queue")
-_LENT = _o("lent")
-_LB_VALID = _o("last_battle_valid")
-_LB_REGION = _o("last_battle_region")
-_LB_ATTACKER = _o("last_battle_attacker")
-_LB_DEFENDER = _o("last_battle_defender")
-_LB_STRENGTH = _o("last_battle_strength")
-_LB_WINNER = _o("last_battle_winner")
-_LB_UNITS = _o("last_battle_units")
-_LB_LEADERS = _o("last_battle_leaders")
-_OWN_BID_UNITS = _o("own_bid_units", OBS_LAYOUT)
-_OWN_BID_LEADERS = _o("own_bid_leaders", OBS_LAYOUT)
-_OBS_PREDICTION = _o("bg_prediction", OBS_LAYOUT)
-_BID_UNITS = _o("bid_units", STATE_LAYOUT)
-_BID_LEADERS = _o("bid_leaders", STATE_LAYOUT)
-_STATE_PREDICTION = _o("bg_prediction", STATE_LAYOUT)
-_OBS_RULES = OBS_LAYOUT.slices["rules_variant"]
-_STATE_RULES = STATE_LAYOUT.slices["rules_variant"]
+def _copied(values: tuple[Any, ...], lists: Sequence[int]) -> tuple[Any, ...]:
+    """A copy of what a group read (state attributes: ints, bools, lists, lists of lists),
+    deep enough that later changes of the state do not change it; `lists`: the positions of
+    the lists."""
+    copy = list(values)
+    for i in lists:
+        value = copy[i]
+        copy[i] = [row[:] for row in value] if value and type(value[0]) is list else value[:]
+    return tuple(copy)
 
-_KIND_INDEX = {int(k): i for i, k in enumerate(KIND_ORDER)}
-_SYMBOL_OF_FACE = tuple(int(f) for f in FACTION_DIE_SYMBOLS)
-_ZERO_UNITS = [0] * _LOC
-_BID_PHASES = (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
-_INV_SCALE = PUBLIC_LAYOUT.inv_scale
-_UNIT_SCALE = np.float32(1.0 / _MAX_UNITS)
-_LEADER_SCALE = np.float32(1.0 / _MAX_LEADERS)
+
+def _played_size(f: Field, num_players: int) -> int:
+    """The number of entries a DENSE extractor returns: the played seats' part of a field
+    whose first axis is the seat axis, else the whole field."""
+    if f.seat_axis is None:
+        return f.size
+    if f.seat_axis != 0:
+        raise ValueError(f"field {f.name}: a DENSE field's seat axis must be its first axis")
+    return num_players * (f.size // f.shape[0])
+
+
+class _Slot:
+    """One feature in one observer: where it writes and the values it last wrote."""
+
+    __slots__ = ("name", "extract", "start", "scale", "size", "last", "rows", "mask")
+
+    def __init__(self, feature: Feature, num_players: int, mask: int) -> None:
+        f = PUBLIC_LAYOUT[feature.field.name]
+        self.mask = mask  # the bits of the group's reads that this feature reads
+        self.name = f.name
+        self.extract = feature.extract
+        self.start = f.start
+        self.scale = _INV_SCALE[f.start]  # a field has one scale
+        if feature.encoding == DENSE:
+            self.size = _played_size(f, num_players)
+        elif feature.encoding == ROWS:
+            if f.seat_axis != 0:
+                raise ValueError(f"field {f.name}: ROWS needs the seat axis first")
+            self.size = f.size // f.shape[0]  # the width of a row
+        else:
+            self.size = f.size
+        # What the buffer holds (it starts all 0): DENSE: the raw values; ONE_HOT: the
+        # positions of the 1s; SPARSE: (positions, raw values); ROWS: one row per seat.
+        self.last: Any = None
+        if feature.encoding == DENSE:
+            self.last = [0] * self.size
+        elif feature.encoding == INDEX:
+            self.last = NONE
+        elif feature.encoding == SCALAR:
+            if f.size != 1:
+                raise ValueError(f"field {f.name}: SCALAR needs a field of one entry")
+            self.last = 0
+        self.rows: list[list[int]] = [[0] * self.size for _ in range(num_players)]
+
+
+class _Group:
+    """The features of one change group in one observer, by encoding."""
+
+    def __init__(self, group: ChangeGroup, features: list[Feature], num_players: int) -> None:
+        self.name = group.name
+        self.watch = group.watch
+        names = sorted({attr for f in features for attr in f.reads})
+        if len(names) == 1:
+            names *= 2  # attrgetter returns a bare value for one name: ask for two
+        self.read: Callable[[GameState], tuple[object, ...]] = attrgetter(*names)
+        self.bits = [1 << names.index(name) for name in names]
+        self.source: tuple[object, ...] | None = None  # what it was last written from
+        self.lists: list[int] = []  # the positions of lists in `source`
+        self.index: list[_Slot] = []
+        self.scalar: list[_Slot] = []
+        self.one_hot: list[_Slot] = []
+        self.dense: list[_Slot] = []
+        self.sparse: list[_Slot] = []
+        self.rows: list[_Slot] = []
+        by_encoding = {
+            INDEX: self.index,
+            SCALAR: self.scalar,
+            ONE_HOT: self.one_hot,
+            DENSE: self.dense,
+            SPARSE: self.sparse,
+            ROWS: self.rows,
+        }
+        for feature in features:
+            if feature.encoding not in by_encoding:
+                raise ValueError(f"{feature.field.name}: unknown encoding {feature.encoding}")
+            mask = sum(1 << names.index(name) for name in set(feature.reads))
+            by_encoding[feature.encoding].append(_Slot(feature, num_players, mask))
+
+    def update(self, s: GameState, buf: np.ndarray) -> None:
+        """Rewrite the entries of `buf` whose features' values changed (if, with `watch`,
+        anything they read changed)."""
+        dirty = -1  # the bits of the reads that changed: all
+        if self.watch:
+            source = self.read(s)
+            written_from = self.source
+            if source == written_from:
+                return
+            if written_from is None:  # the attributes' types do not change
+                self.lists = [i for i, value in enumerate(source) if type(value) is list]
+            else:  # (the sum of distinct powers of two is their bitwise or)
+                dirty = sum(compress(self.bits, map(ne, source, written_from)))
+            self.source = _copied(source, self.lists)
+        for slot in self.index:
+            if slot.mask & dirty:
+                position = slot.extract(s)
+                last = slot.last
+                if position != last:
+                    if last != NONE:
+                        buf[slot.start + last] = 0.0
+                    if position != NONE:
+                        buf[slot.start + position] = 1.0
+                    slot.last = position
+        for slot in self.scalar:
+            if slot.mask & dirty:
+                value = slot.extract(s)
+                if value != slot.last:
+                    buf[slot.start] = value * slot.scale
+                    slot.last = value
+        for slot in self.one_hot:
+            if not slot.mask & dirty:
+                continue
+            ones = slot.extract(s)
+            if ones != slot.last:
+                start = slot.start
+                if slot.last is not None:
+                    for position in slot.last:
+                        buf[start + position] = 0.0
+                for position in ones:
+                    buf[start + position] = 1.0
+                slot.last = list(ones)
+        for slot in self.dense:
+            if not slot.mask & dirty:
+                continue
+            values = slot.extract(s)
+            last = slot.last
+            if values != last:
+                if len(values) != slot.size:
+                    raise ValueError(
+                        f"observer field {slot.name!r}: its extractor returned {len(values)} "
+                        f"values for {slot.size} entries"
+                    )
+                _write_changes(buf, slot.start, values, last, slot.scale)
+                slot.last = list(values)
+        for slot in self.sparse:
+            if not slot.mask & dirty:
+                continue
+            positions, counts = slot.extract(s)
+            last = slot.last
+            if last is None or positions != last[0] or counts != last[1]:
+                start = slot.start
+                if last is not None:
+                    for position in last[0]:
+                        buf[start + position] = 0.0
+                for position, count in zip(positions, counts, strict=True):
+                    buf[start + position] = count * slot.scale
+                slot.last = (list(positions), list(counts))
+        for slot in self.rows:
+            if not slot.mask & dirty:
+                continue
+            cached = slot.rows
+            for seat, row in enumerate(slot.extract(s)):
+                last = cached[seat]
+                if row != last:
+                    _write_changes(buf, slot.start + seat * slot.size, row, last, slot.scale)
+                    cached[seat] = list(row)
+
+
+def _write_changes(
+    buf: np.ndarray, start: int, values: Sequence[int], last: Sequence[int], scale: np.float32
+) -> None:
+    """Write the entries of `values` that differ from `last` (one or two usually do)."""
+    for i, value in enumerate(values):
+        if value != last[i]:
+            buf[start + i] = value * scale
+
+
+def _secret_plan(
+    layout: Layout, features: tuple[SecretFeature, ...]
+) -> list[tuple[int, np.float32, SecretExtractor]]:
+    """(start, 1/scale, extractor) of each secret feature in `layout`."""
+    plan = []
+    for feature in features:
+        start = layout[feature.field.name].start
+        plan.append((start, layout.inv_scale[start], feature.extract))
+    return plan
 
 
 class Observer:
@@ -397,9 +1356,9 @@ class Observer:
 
     `public(state, key)` returns the absolute public vector, rebuilt only when `key` changes
     (the environment passes the decision count, and calls `invalidate()` for a new game).
-    The rebuild itself is incremental: each group of entries is compared with the values it
-    was last written from and rewritten only if they differ.  `observe` and `global_state`
-    return fresh arrays.
+    The rebuild itself is incremental: the features of each change group (`Feature.group`)
+    are re-extracted only if a state attribute they read changed, and written only if their
+    values changed.  `observe` and `global_state` return fresh arrays.
     """
 
     def __init__(self, num_players: int) -> None:
@@ -411,54 +1370,24 @@ class Observer:
         self._perms = [
             np.concatenate([PUBLIC_LAYOUT.seat_permutation(n, o), tail]) for o in range(n)
         ]
+        # Where each absolute entry of a private field lands in the observer's observation.
+        self._egocentric: list[list[int]] = []
+        for o in range(n):
+            perm = OBS_LAYOUT.seat_permutation(n, o)
+            inverse = np.empty_like(perm)
+            inverse[perm] = np.arange(perm.size)
+            self._egocentric.append(inverse.tolist())
+        self._private = _secret_plan(OBS_LAYOUT, PRIVATE_FEATURES)
+        self._hidden = _secret_plan(STATE_LAYOUT, HIDDEN_FEATURES)
         self._key: object = None
         self._buffer = np.zeros(OBS_SIZE, dtype=np.float32)
         self._public = self._buffer[:PUBLIC_SIZE]
-        self._public[_SEAT_IN_GAME : _SEAT_IN_GAME + n] = 1.0
-        # The values each group of entries was last written from (see _build_public); None
-        # until first written.
-        self._units_source: list[list[int] | None] = [None] * n
-        self._sf_source: list[int] | None = None
-        self._fs_source: list[int] | None = None
-        self._leaders_source: list[list[int]] | None = None
-        self._storage_source: list[int] | None = None
-        self._thumpers_source: list[int] | None = None
-        self._guild_paid_source: list[bool] | None = None
-        self._lent_source: list[bool] | None = None
-        self._token_supply_source: list[int] | None = None
-        self._thumper_supply_source: int | None = None
-        self._region_token_source: list[int] | None = None
-        self._shield_source: int | None = None
-        self._snooper_source: int | None = None
-        self._storm_source: int | None = None
-        self._round_source: int | None = None
-        self._first_source: int | None = None
-        self._turn_source: list[int] = []
-        self._slow_ones: list[int] = []
-        self._fast_ones: list[int] = []
-        self._slow_array = np.zeros(0, dtype=np.intp)
-        self._fast_array = np.zeros(0, dtype=np.intp)
-        self._lb_source: LastBattle | None = None
-        self._lb_index: list[int] = []
+        by_group: dict[ChangeGroup, list[Feature]] = {}
+        for feature in PUBLIC_FEATURES:
+            by_group.setdefault(feature.group, []).append(feature)
+        self._groups = [_Group(group, fs, n) for group, fs in by_group.items()]
         self._config_source: GameConfig | None = None
         self._rules = np.zeros(RULES_SIZE, dtype=np.float32)
-        # Positions of the per-seat scalars, in the order `_build_public` lists them.
-        index: list[int] = []
-        for seat in range(n):
-            index += [_LEADERS + 2 * seat, _LEADERS + 2 * seat + 1]
-        for start in (_STORAGE, _THUMPER, _GUILD_PAID, _LENT):
-            index += [start + seat for seat in range(n)]
-        index += list(range(_TOKEN_SUPPLY, _TOKEN_SUPPLY + NUM_TOKEN_TYPES))
-        index.append(_THUMPER_SUPPLY)
-        self._seat_index = np.array(index, dtype=np.intp)
-        self._seat_scale = _INV_SCALE[self._seat_index].copy()
-        # ... and of the turn's scalars.
-        index = list(range(_DICE_FIXED, _DICE_FIXED + NUM_DICE))
-        index += list(range(_DICE_USED, _DICE_USED + 4))
-        index += [_POOL, _GRANT, _LEADER_RECRUITED, _LAND_CONSENT, _GHOLA_DECLINED]
-        index += [_FACE_DANCER_DONE, _LB_STRENGTH, _LB_STRENGTH + 1]
-        self._turn_index = np.array(index, dtype=np.intp)
-        self._turn_scale = _INV_SCALE[self._turn_index].copy()
 
     def invalidate(self) -> None:
         """Forget the cache key (a new game or a restored position)."""
@@ -469,7 +1398,9 @@ class Observer:
     def public(self, state: GameState, key: object) -> np.ndarray:
         """The public fields in absolute seats (cached; do not modify the result)."""
         if key != self._key or key is None:
-            self._build_public(state)
+            buf = self._public
+            for group in self._groups:
+                group.update(state, buf)
             self._key = key
         if state.config is not self._config_source:
             # The rule variants live past the public part (in the observation's tail, which
@@ -478,177 +1409,6 @@ class Observer:
             self._buffer[_OBS_RULES] = self._rules
             self._config_source = state.config
         return self._public
-
-    def _build_public(self, s: GameState) -> None:
-        """Write the public vector.  Entries come in groups (unit counts, per-seat scalars,
-        turn scalars, slow and fast one-hots, last battle); each group is rewritten only when
-        the values it was written from changed, since most decisions change few of them."""
-        buf = self._public
-        sf = s.seat_faction
-        fs = s.faction_seat
-        lb = s.last_battle
-        lb_changed = lb is not self._lb_source  # (records are immutable: replaced, not edited)
-
-        # Unit counts, row by row (a decision moves the units of one or two factions).
-        rows = self._units_source
-        for seat, f in enumerate(sf):
-            row = s.units[f] if f >= 0 else _ZERO_UNITS
-            if row != rows[seat]:
-                start = _UNITS + seat * _LOC
-                block = buf[start : start + _LOC]
-                block[:] = row
-                block *= _UNIT_SCALE
-                rows[seat] = row[:]
-
-        # Per-seat scalars: compared in the engine's faction order, rebuilt in seat order.
-        if (
-            sf != self._sf_source
-            or s.leaders != self._leaders_source
-            or s.storage != self._storage_source
-            or s.thumpers != self._thumpers_source
-            or s.guild_paid != self._guild_paid_source
-            or s.lent != self._lent_source
-            or s.token_supply != self._token_supply_source
-            or s.thumper_supply != self._thumper_supply_source
-        ):
-            if NO_ONE in sf:  # seats that have not drafted yet have no pieces
-                values = [x for f in sf for x in (s.leaders[f] if f >= 0 else (0, 0))]
-                values += [s.storage[f] if f >= 0 else 0 for f in sf]
-                values += [s.thumpers[f] if f >= 0 else 0 for f in sf]
-                values += [s.guild_paid[f] if f >= 0 else False for f in sf]
-                values += [s.lent[f] if f >= 0 else False for f in sf]
-            else:
-                values = [x for f in sf for x in s.leaders[f]]
-                values += [s.storage[f] for f in sf]
-                values += [s.thumpers[f] for f in sf]
-                values += [s.guild_paid[f] for f in sf]
-                values += [s.lent[f] for f in sf]
-            values += s.token_supply
-            values.append(s.thumper_supply)
-            buf[self._seat_index] = np.multiply(values, self._seat_scale, dtype=np.float32)
-            self._leaders_source = [pair[:] for pair in s.leaders]
-            self._storage_source = s.storage[:]
-            self._thumpers_source = s.thumpers[:]
-            self._guild_paid_source = s.guild_paid[:]
-            self._lent_source = s.lent[:]
-            self._token_supply_source = s.token_supply[:]
-            self._thumper_supply_source = s.thumper_supply
-
-        turn: list[int] = [
-            *s.dice_fixed,
-            *s.dice_used,
-            s.pool,
-            s.grant,
-            s.leader_recruited,
-            s.land_consent,
-            s.ghola_declined,
-            s.face_dancer_done and s.battle_region >= 0,
-            lb.attacker_strength if lb is not None else 0,
-            lb.defender_strength if lb is not None else 0,
-        ]
-        if turn != self._turn_source:
-            buf[self._turn_index] = np.multiply(turn, self._turn_scale, dtype=np.float32)
-            self._turn_source = turn
-
-        # One-hots that change a few times per game...
-        if (
-            lb_changed
-            or sf != self._sf_source
-            or fs != self._fs_source
-            or s.region_token != self._region_token_source
-            or s.shield_holder != self._shield_source
-            or s.snooper_holder != self._snooper_source
-            or s.storm_sector != self._storm_source
-            or s.round != self._round_source
-            or s.first_seat != self._first_source
-        ):
-            slow = [_SEAT_FACTION + seat * NUM_FACTIONS + f for seat, f in enumerate(sf) if f >= 0]
-            slow += [
-                _REGION_TOKEN + region * NUM_TOKEN_TYPES + token
-                for region, token in enumerate(s.region_token)
-                if token >= 0
-            ]
-            slow += (
-                _SHIELD + (fs[s.shield_holder] if s.shield_holder >= 0 else S),
-                _SNOOPER + (fs[s.snooper_holder] if s.snooper_holder >= 0 else S),
-                _STORM + s.storm_sector - 1,
-                _ROUND + s.round - 1,
-                _FIRST + s.first_seat,
-            )
-            if lb is not None:
-                slow += (
-                    _LB_VALID,
-                    _LB_REGION + lb.region,
-                    _LB_ATTACKER + fs[lb.attacker],
-                    _LB_DEFENDER + fs[lb.defender],
-                    _LB_WINNER + lb.winner_side,
-                )
-            if slow != self._slow_ones:
-                buf[self._slow_array] = 0.0
-                self._slow_array = np.array(slow, dtype=np.intp)
-                buf[self._slow_array] = 1.0
-                self._slow_ones = slow
-            self._region_token_source = s.region_token[:]
-            self._shield_source = s.shield_holder
-            self._snooper_source = s.snooper_holder
-            self._storm_source = s.storm_sector
-            self._round_source = s.round
-            self._first_source = s.first_seat
-
-        # ... and those that change at almost every decision.
-        faces = s.dice_faces
-        fast = [
-            _ACTIVE + s.active_seat,
-            _PHASE + s.phase,
-            _FACTION_DICE + _SYMBOL_OF_FACE[faces[0]],
-            _FACTION_DICE + NUM_FACTIONS + _SYMBOL_OF_FACE[faces[1]],
-            _FACTION_DICE + 2 * NUM_FACTIONS + _SYMBOL_OF_FACE[faces[2]],
-            _FACTION_DICE + 3 * NUM_FACTIONS + _SYMBOL_OF_FACE[faces[3]],
-            _REGION_DIE + faces[Die.REGION],
-            _SPICE_DIE + faces[Die.SPICE],
-            _KANLY_DIE + faces[Die.KANLY],
-        ]
-        add = fast.append
-        if s.pending_kind >= 0:
-            add(_KIND + _KIND_INDEX[s.pending_kind])
-            add(_DECISION_SEAT + s.pending_seat)
-        for die in s.recruit_dice:
-            add(_RECRUIT_DICE + die)
-        for die in s.ally_dice:
-            add(_ALLY_DICE + die)
-        if s.ally >= 0:
-            add(_ALLY + fs[s.ally])
-        if s.offer_target >= 0:
-            add(_OFFER_TARGET + fs[s.offer_target])
-        if s.offer_symbol >= 0:
-            add(_OFFER_SYMBOL + s.offer_symbol)
-        if s.axolotl_symbol >= 0:
-            add(_AXOLOTL + s.axolotl_symbol)
-        if s.target >= 0:
-            add(_TARGET + s.target)
-        if s.battle_region >= 0:
-            add(_BATTLE_REGION + s.battle_region)
-            add(_FORTRESS_STAGE + s.battle_fortress_stage)
-        if s.battle_defender >= 0:
-            add(_BATTLE_DEFENDER + fs[s.battle_defender])
-        for f in s.lend_queue:
-            add(_LEND_QUEUE + fs[f])
-        if fast != self._fast_ones:
-            buf[self._fast_array] = 0.0
-            self._fast_array = np.array(fast, dtype=np.intp)
-            buf[self._fast_array] = 1.0
-            self._fast_ones = fast
-
-        # The last battle's revealed bids.
-        if lb_changed:
-            buf[self._lb_index] = 0.0
-            index, values = _last_battle_bids(lb, fs) if lb is not None else ([], [])
-            buf[index] = np.multiply(values, _INV_SCALE[index], dtype=np.float32)
-            self._lb_source = lb
-            self._lb_index = index
-        if sf != self._sf_source or fs != self._fs_source:
-            self._sf_source = sf[:]
-            self._fs_source = fs[:]
 
     # --- observations and states -----------------------------------------------------------
 
@@ -659,30 +1419,13 @@ class Observer:
         float32 array of OBS_SIZE, if given: the batched environments fill their rows)."""
         self.public(state, key)
         obs = self._buffer.take(self._perms[observer], out=out)
-        s = state
-        if s.phase in _BID_PHASES:
-            side = -1
-            if observer == s.active_seat:
-                side = 0
-            elif (
-                s.phase == Phase.BATTLE_BID_DEFENDER
-                and s.faction_seat[s.battle_defender] == observer
-            ):
-                side = 1
-            if side >= 0:
-                n = self.num_players
-                fs = s.faction_seat
-                units = s.bid_units[side]
-                for i, count in enumerate(units):
-                    if count:
-                        rel = (fs[i >> 1] - observer) % n
-                        obs[_OWN_BID_UNITS + rel * 2 + (i & 1)] = count * _UNIT_SCALE
-                for f, count in enumerate(s.bid_leaders[side]):
-                    if count:
-                        rel = (fs[f] - observer) % n
-                        obs[_OWN_BID_LEADERS + rel] = count * _LEADER_SCALE
-        if s.bg_prediction >= 0 and s.seat_faction[observer] == Faction.BENE_GESSERIT:
-            obs[_OBS_PREDICTION + s.bg_prediction] = 1.0
+        if not information.holds_secret(state, observer):
+            return obs
+        egocentric = self._egocentric[observer]
+        for start, scale, extract in self._private:
+            positions, values = extract(state, observer)
+            for i, position in enumerate(positions):
+                obs[egocentric[start + position]] = values[i] * scale
         return obs
 
     def global_state(self, state: GameState, key: object) -> np.ndarray:
@@ -690,33 +1433,8 @@ class Observer:
         out = np.zeros(STATE_SIZE, dtype=np.float32)
         out[:PUBLIC_SIZE] = self.public(state, key)
         out[_STATE_RULES] = self._rules
-        s = state
-        fs = s.faction_seat
-        for side in (0, 1):
-            for i, count in enumerate(s.bid_units[side]):
-                if count:
-                    out[_BID_UNITS + side * S * 2 + fs[i >> 1] * 2 + (i & 1)] = count * _UNIT_SCALE
-            for f, count in enumerate(s.bid_leaders[side]):
-                if count:
-                    out[_BID_LEADERS + side * S + fs[f]] = count * _LEADER_SCALE
-        if s.bg_prediction >= 0:
-            out[_STATE_PREDICTION + s.bg_prediction] = 1.0
+        for start, scale, extract in self._hidden:
+            positions, values = extract(state, EVERY_SEAT)
+            for position, value in zip(positions, values, strict=True):
+                out[start + position] = value * scale
         return out
-
-
-def _last_battle_bids(lb: LastBattle, fs: list[int]) -> tuple[list[int], list[int]]:
-    """Positions (absolute seats) and raw counts of the last battle's revealed bids."""
-    index: list[int] = []
-    values: list[int] = []
-    for side, (units, leaders) in enumerate(
-        ((lb.attacker_units, lb.attacker_leaders), (lb.defender_units, lb.defender_leaders))
-    ):
-        for i, count in enumerate(units):
-            if count:
-                index.append(_LB_UNITS + side * S * 2 + fs[i >> 1] * 2 + (i & 1))
-                values.append(count)
-        for f, count in enumerate(leaders):
-            if count:
-                index.append(_LB_LEADERS + side * S + fs[f])
-                values.append(count)
-    return index, values

@@ -1,6 +1,8 @@
 """Rendering of a game state: text ("ansi", "human") and a picture of the map ("rgb_array").
 
-Both show public information only: never the Bene Gesserit prediction nor a bid in progress.
+Both show public information only: never the Bene Gesserit prediction nor a bid in progress
+(what is hidden from whom is defined in `dune_env.engine.information`; a test checks that a
+rendering equals that of the position with every secret re-drawn by its `resample`).
 """
 
 from __future__ import annotations

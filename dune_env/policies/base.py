@@ -7,7 +7,8 @@ Two kinds of policy play the game:
   mask over the action table.  Trained networks and user agents are of this kind.
 - An **engine policy** sees the engine itself (`act(game, seat) -> option`), as search bots and
   the built-in heuristics do.  It must not read hidden information of other seats: use
-  `visible_game(game, seat)` (a clone with the others' secrets re-drawn) when it searches.
+  `dune_env.engine.information.resample(game, seat, rng)` (a clone with the others' secrets
+  re-drawn) when it searches.
 
 Both are wrapped as `Policy` objects by the loaders in `dune_env.policies.registry`.
 """

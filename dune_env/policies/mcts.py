@@ -58,11 +58,11 @@ import time
 from ..engine import Game, GameState, Phase
 from ..engine.constants import CARD, NO_ONE, Faction
 from ..engine.decisions import DecisionKind
+from ..engine.information import resample as visible_game
 from ..engine.rng import DiceRng
 from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
-from .information import visible_game
 
 _ROLLOUTS: dict[str, type[HeuristicPolicy]] = {
     "aggressive": AggressivePolicy,

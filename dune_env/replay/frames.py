@@ -5,8 +5,9 @@ options and the option chosen, and what each seat privately knows at that moment
 knows is read from its own `dune_v1` observation (the observer decides what is private: a
 side's bid in progress is in the observation of that side's decider only, the Bene Gesserit
 prediction in the Bene Gesserit's only), so the viewer's "seen from seat s" shows exactly what
-an agent in seat s could have seen.  The chosen options of the hidden decisions (BID, BATTLE-5;
-BG_PREDICTION, BG-0) are shown to their decider only; the event log is public (events.py).
+an agent in seat s could have seen.  The chosen options of the hidden decisions
+(`dune_env.engine.information.HIDDEN_DECISIONS`: BID, BATTLE-5; BG_PREDICTION, BG-0) are shown
+to their decider only; the event log is public (events.py).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from ..engine.constants import (
     MAX_ROUNDS,
     TOKEN_NAMES,
 )
-from ..engine.decisions import SPECS, DecisionKind, describe_option
+from ..engine.decisions import DecisionKind, describe_option
 from ..engine.events import render
 from ..engine.game import IllegalOptionError
+from ..engine.information import HIDDEN_DECISIONS, bid_in_progress
 from ..engine.map_data import DEFAULT_MAP
 from ..engine.state import GameState, Phase
 from ..environment.action_table import ACTIONS, KIND_OFFSET
@@ -33,8 +35,6 @@ from ..environment.observer import OBS_LAYOUT, Observer
 from ..environment.render import FACTION_COLOURS
 from .record import ReplayError, ReplayRecord
 
-# Decisions whose chosen option (and legal options) only their decider sees.
-HIDDEN_DECISIONS = frozenset(spec.kind for spec in SPECS if spec.hidden)  # BATTLE-5, BG-0
 MAP_SIZE = 560
 
 
@@ -99,7 +99,7 @@ def seat_knowledge(observer: Observer, state: GameState, seat: int) -> dict[str,
 def omniscient_knowledge(state: GameState) -> dict[str, Any] | None:
     """Every hidden value: both bids in progress and the BG prediction."""
     known: dict[str, Any] = {}
-    if state.phase in (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER):
+    if bid_in_progress(state):
         known["bids"] = [
             [list(state.bid_units[side]), list(state.bid_leaders[side])] for side in (0, 1)
         ]

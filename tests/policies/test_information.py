@@ -9,9 +9,9 @@ import pytest
 
 from dune_env.engine import DecisionKind, Faction, Game, GameConfig, Phase
 from dune_env.engine.decisions import BID_DONE
+from dune_env.engine.information import resample as visible_game
 from dune_env.engine.rng import DiceRng
 from dune_env.policies.base import RandomPolicy
-from dune_env.policies.information import visible_game
 
 BG = Faction.BENE_GESSERIT
 FACTIONS = (Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN, Faction.CORRINO, BG)
