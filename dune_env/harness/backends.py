@@ -88,29 +88,61 @@ def check_ray_policies(policies: Sequence[Any]) -> None:
             )
 
 
-# One worker pool per Ray worker process (kept between tasks), keyed by its settings.
+# One worker pool per Ray worker process (kept between tasks), keyed by its settings, and the
+# policy specs that process has loaded.
 _RAY_POOLS: dict[tuple[float, int], Any] = {}
+_RAY_LOADED: set[str] = set()
 
 
 def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cwd: str) -> Item:
-    """The Ray task: play one game in this Ray worker's own killable worker process."""
+    """The Ray task: play one game in this Ray worker's own killable worker process, set up as
+    the local driver sets up its workers (policies loaded first, one torch thread, then fork),
+    so that the move timeout measures the same thing on both backends."""
     import multiprocessing
 
+    from ..policies.registry import load_policy
+    from . import _single_threaded_torch
     from .workers import WorkerPool
 
     if os.path.isdir(driver_cwd) and os.getcwd() != driver_cwd:
         os.chdir(driver_cwd)  # relative model paths and module:attr resolve as for the driver
     if driver_cwd not in sys.path:
         sys.path.insert(0, driver_cwd)
+    new = sorted(set(spec.seat_policies) - _RAY_LOADED)
+    if new:
+        for name in new:
+            try:
+                load_policy(name, seed=0)
+            except Exception as exc:  # e.g. a model file missing on this node
+                return spec, GameFailure(
+                    spec.index,
+                    spec.seed,
+                    f"policy {name!r} could not be loaded on Ray node {_node()}: {exc}",
+                    policy=name,
+                    kind="error",
+                )
+            _RAY_LOADED.add(name)
+        _single_threaded_torch()  # before forking, as locally (a forked torch pool hangs)
+        for pool in _RAY_POOLS.values():  # fork anew, with the new policies' modules loaded
+            pool.close(kill=False)
+        _RAY_POOLS.clear()
     key = (move_timeout, max_decisions)
     pool = _RAY_POOLS.get(key)
     if pool is None:
-        # forkserver: a Ray worker runs threads, which a plain fork must not copy mid-lock.
-        context = multiprocessing.get_context("forkserver")
+        # fork, as the local backend: the game's worker starts with every module loaded.  It
+        # runs only the harness's own Python code and leaves with os._exit, so the Ray
+        # worker's threads (not copied by fork) are never needed in it.
+        context = multiprocessing.get_context("fork")
         pool = _RAY_POOLS[key] = WorkerPool(
             1, move_timeout, max_decisions, context=context, exit_with_parent=True
         )
     return next(iter(pool.play([spec])))
+
+
+def _node() -> str:
+    import socket
+
+    return socket.gethostname()
 
 
 @contextlib.contextmanager
