@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -155,6 +157,11 @@ def ray_session(address: str | None) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
+    _probe(address)
+    # ray.init installs its own SIGTERM handler in the driver (exit at once): keep the caller's,
+    # so that SIGTERM still stops a benchmark as Ctrl-C does, with its summary written.
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    sigterm = signal.getsignal(signal.SIGTERM) if in_main_thread else None
     try:
         options: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR"}
         if address is None or address == "local":
@@ -165,10 +172,33 @@ def ray_session(address: str | None) -> Iterator[None]:
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
         raise BackendError(f"cannot connect to the Ray cluster at {where}: {first}") from exc
+    if sigterm is not None:
+        signal.signal(signal.SIGTERM, sigterm)
     try:
         yield
     finally:
         ray.shutdown()
+
+
+def _probe(address: str | None, timeout: float = 5.0) -> None:
+    """Fail in seconds on a `HOST:PORT` or `ray://HOST:PORT` nobody answers at (Ray itself
+    retries a missing head node for minutes)."""
+    import socket
+
+    if address is None or address in ("auto", "local"):
+        return
+    where = address.removeprefix("ray://")
+    host, sep, port = where.rpartition(":")
+    if not sep or not port.isdigit() or "/" in where:
+        return  # not HOST:PORT: Ray reports it
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise BackendError(
+            f"cannot connect to the Ray cluster at {address}: nothing answers at {where} "
+            f"({reason}); is the head node running (ray start --head) and the port open?"
+        ) from exc
 
 
 class RayBackend:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from dune_env.policies.base import RandomPolicy
 from dune_env.policies.registry import _USER_POLICIES, register_policy
 
 BAD = "tests.harness.bad_policies"
+ROOT = Path(__file__).resolve().parents[2]
 LINEUP = ["aggressive", "economic", "random", "strategist"]
 
 try:
@@ -149,3 +151,21 @@ def test_policies_only_this_process_knows_are_refused_for_ray(tmp_path: Path) ->
     finally:
         _USER_POLICIES.pop("ray-test-only-here", None)
     assert not list(tmp_path.iterdir())
+
+
+@needs_ray
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_unreachable_ray_address_is_one_clear_line(tmp_path: Path, address: str) -> None:
+    """A head node nobody answers at fails in seconds with one line (Ray alone retries for
+    minutes), before anything is written.  In a subprocess: this module's Ray is connected."""
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "dune_env.harness.cli", "--policies", "random", "aggressive",
+         "--players", "3", "--games", "3", "--backend", "ray", "--address", address,
+         "--no-progress", "--out", str(out)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert f"cannot connect to the Ray cluster at {address}: nothing answers" in done.stderr
+    assert not out.exists()
