@@ -32,7 +32,7 @@ from .runner import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, SeatResult
 Item = tuple[GameSpec, list[SeatResult] | GameFailure]
 
 BACKENDS = ("local", "ray")
-RAY_INSTALL_HINT = "pip install 'dune-env[ray]' (or pip install 'ray>=2.40,<3')"
+RAY_INSTALL_HINT = "pip install 'dune-env[ray]' (or pip install 'ray[client]>=2.40,<3')"
 
 
 class BackendError(ValueError):
