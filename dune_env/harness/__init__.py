@@ -178,6 +178,7 @@ def run_benchmark(
         bar = progress_bar(len(specs), f"{num_players}p benchmark") if progress else None
         start = time.perf_counter()
         interrupted = False
+        workers_used = pool.size  # under Ray with workers=None: the cluster's CPUs
         games_played = pool.play(specs)
         try:
             for _spec, result in games_played:
@@ -207,7 +208,7 @@ def run_benchmark(
         "num_players": num_players,
         "games_requested": games,
         "seed": seed,
-        "workers": workers,
+        "workers": workers_used,
         "backend": backend,
         "duplicate": duplicate,
         "bootstrap": bootstrap,

@@ -64,6 +64,7 @@ def test_ray_backend_gives_the_local_results(local_ray: Any, tmp_path: Path) -> 
     run_benchmark(LINEUP, workers=2, out_dir=tmp_path / "local", **common)
     remote = run_benchmark(LINEUP, workers=2, out_dir=tmp_path / "ray", backend="ray", **common)
     assert remote.summary["meta"]["backend"] == "ray"
+    assert "on 2 worker(s) (Ray tasks)" in (tmp_path / "ray" / "report.md").read_text()
     assert remote.summary["games"] == 8 and not remote.failures
     assert _without_meta(tmp_path / "ray" / "summary.json") == _without_meta(
         tmp_path / "local" / "summary.json"
@@ -81,14 +82,15 @@ def test_failing_policy_in_a_ray_task_loses_only_its_games(
     local_ray: Any, tmp_path: Path, policy: str, kind: str
 ) -> None:
     """A policy that raises, hangs past --move-timeout or kills its process inside a Ray task
-    loses that game, recorded with the policy and the kind as locally; the run goes on."""
+    loses that game, recorded with the policy and the kind as locally; the run goes on.
+    workers=None: as many games at once as the cluster has CPUs."""
     spec = f"{BAD}:{policy}"
     result = run_benchmark(
         ["random", spec],
         num_players=3,
         games=4,
         seed=0,
-        workers=2,
+        workers=None,
         out_dir=tmp_path,
         plots=False,
         move_timeout=1.0,
@@ -99,6 +101,7 @@ def test_failing_policy_in_a_ray_task_loses_only_its_games(
     assert sorted({r.game for r in result.rows}) == [1, 3]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [f["kind"] for f in summary["failures"]] == [kind, kind]
+    assert summary["meta"]["workers"] == 2  # the module's Ray instance has 2 CPUs
     assert "Failed games" in (tmp_path / "report.md").read_text()
 
 
