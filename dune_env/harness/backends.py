@@ -75,15 +75,16 @@ def import_ray() -> Any:
 
 def check_ray_policies(policies: Sequence[Any]) -> None:
     """Refuse policies that exist only in this process: a Ray worker cannot load them."""
-    from ..policies.registry import _USER_POLICIES
+    from ..policies.registry import BUILTIN_POLICIES, SHIPPED_MODELS, policy_names
 
+    registered_here = set(policy_names()) - set(BUILTIN_POLICIES) - set(SHIPPED_MODELS)
     for spec in policies:
         if not isinstance(spec, str):
             raise BackendError(
                 f"policy {spec!r} is a Python object; backend 'ray' takes policies as names, "
                 "module:attr or model paths that every node can load"
             )
-        if spec in _USER_POLICIES:
+        if spec in registered_here:
             raise BackendError(
                 f"policy {spec!r} was registered with register_policy in this process only; "
                 "Ray workers cannot see it: give it as module:attr instead"
@@ -103,7 +104,6 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
     import multiprocessing
 
     from ..policies.registry import load_policy
-    from . import _single_threaded_torch
     from .workers import WorkerPool
 
     if os.path.isdir(driver_cwd) and os.getcwd() != driver_cwd:
@@ -124,7 +124,9 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
                     kind="error",
                 )
             _RAY_LOADED.add(name)
-        _single_threaded_torch()  # before forking, as locally (a forked torch pool hangs)
+        torch = sys.modules.get("torch")
+        if torch is not None:  # before forking, as locally: a forked torch thread pool hangs
+            torch.set_num_threads(1)
         for pool in _RAY_POOLS.values():  # fork anew, with the new policies' modules loaded
             pool.close(kill=False)
         _RAY_POOLS.clear()
