@@ -26,7 +26,6 @@ from .runner import (
     SeatResult,
     lineup,
     play_game,
-    run_games,
     schedule,
 )
 from .stats import GameOutcome, StrengthFit, fit_strength, wilson_interval
@@ -48,7 +47,7 @@ HARNESS_KEYS = ("num_players", "faction_mode", "factions")  # set by the harness
 
 
 def check_options(
-    num_players: int, games: int, seed: int, workers: int, config: dict[str, Any] | None
+    num_players: int, games: int, seed: int, workers: int | None, config: dict[str, Any] | None
 ) -> None:
     """Refuse bad benchmark arguments with one clear message (ValueError or ConfigError)."""
     from ..engine import ConfigError, GameConfig
@@ -56,7 +55,9 @@ def check_options(
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games={games!r}: give a positive number of games")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise ValueError(f"workers={workers!r}: give at least 1")
     check_seed(seed, "seed")
     for key in sorted(config or {}):
@@ -85,7 +86,7 @@ def run_benchmark(
     num_players: int = 4,
     games: int = 100,
     seed: int = 0,
-    workers: int = 1,
+    workers: int | None = 1,
     out_dir: str | Path | None = None,
     progress: bool = False,
     config: dict[str, Any] | None = None,
@@ -97,6 +98,8 @@ def run_benchmark(
     trust_checkpoints: bool = False,
     duplicate: bool = False,
     bootstrap: int = 200,
+    backend: str = "local",
+    address: str | None = None,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
@@ -113,12 +116,23 @@ def run_benchmark(
     `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On
     KeyboardInterrupt the finished games' summary is written (marked incomplete) before the
     interrupt is re-raised.  `trust_checkpoints` allows pickle-based model files (SB3 .zip,
-    RLlib checkpoints), which can run code: see SECURITY.md."""
+    RLlib checkpoints), which can run code: see SECURITY.md.
+
+    `backend="ray"` plays the games as tasks on a Ray cluster (`address`: "auto", "ray://...",
+    "local", or None for Ray's default), at most `workers` at once (None: all its CPUs; local
+    backend: all cores), with results identical to the local backend's: see harness/backends.py."""
     from ..policies.registry import load_policy, trusted
+    from .backends import check_backend, check_ray_policies, open_backend
     from .outputs import RESULTS_FILE, prepare_out_dir, progress_bar, read_results, write_output
     from .workers import DEFAULT_MOVE_TIMEOUT
 
     check_options(num_players, games, seed, workers, config)
+    check_backend(backend, address)
+    if backend == "ray":
+        from .backends import import_ray
+
+        import_ray()  # one clear message before anything is written when Ray is missing
+        check_ray_policies(policies)
     if trust_checkpoints:  # the opt-in travels with each spec into the worker processes
         policies = [trusted(p) if isinstance(p, str) else p for p in policies]
     timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else float(move_timeout)
@@ -129,57 +143,62 @@ def run_benchmark(
         load_policy(name, seed=0)
     _single_threaded_torch()
     specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
-    directory = Path(out_dir) if out_dir is not None else None
-    sink = None
-    rows: list[SeatResult] = []
-    if directory is not None:
-        run = {
-            "policies": list(policies),
-            "num_players": num_players,
-            "games": games,
-            "seed": seed,
-            "config": config or {},
-            "duplicate": duplicate,
-            "max_decisions": max_decisions,
-        }
-        prepare_out_dir(directory, run, resume, overwrite)
-        results_path = directory / RESULTS_FILE
-        if resume:
-            rows = read_results(results_path, num_players)
-            done = {r.game for r in rows}
-            specs = [s for s in specs if s.index not in done]
-            # Keep only complete games' rows (a crash may have cut the last one short): write
-            # them to a new file that replaces the old one whole, then append to it.
-            partial = directory / (RESULTS_FILE + ".partial")
-            rewrite = CsvSink(partial)
-            rewrite.write(rows)
-            rewrite.close()
-            os.replace(partial, results_path)
-            sink = CsvSink(results_path, append=True)
-        else:
-            sink = CsvSink(results_path)
-    failures: list[GameFailure] = []
-    bar = progress_bar(len(specs), f"{num_players}p benchmark") if progress else None
-    start = time.perf_counter()
-    interrupted = False
-    try:
-        for _spec, result in run_games(specs, workers, None, timeout, max_decisions):
-            if isinstance(result, GameFailure):
-                failures.append(result)
+    # Connect first (Ray: a bad address or cluster fails here, before anything is written).
+    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
+        directory = Path(out_dir) if out_dir is not None else None
+        sink = None
+        rows: list[SeatResult] = []
+        if directory is not None:
+            run = {
+                "policies": list(policies),
+                "num_players": num_players,
+                "games": games,
+                "seed": seed,
+                "config": config or {},
+                "duplicate": duplicate,
+                "max_decisions": max_decisions,
+            }
+            prepare_out_dir(directory, run, resume, overwrite)
+            results_path = directory / RESULTS_FILE
+            if resume:
+                rows = read_results(results_path, num_players)
+                done = {r.game for r in rows}
+                specs = [s for s in specs if s.index not in done]
+                # Keep only complete games' rows (a crash may have cut the last one short): write
+                # them to a new file that replaces the old one whole, then append to it.
+                partial = directory / (RESULTS_FILE + ".partial")
+                rewrite = CsvSink(partial)
+                rewrite.write(rows)
+                rewrite.close()
+                os.replace(partial, results_path)
+                sink = CsvSink(results_path, append=True)
             else:
-                rows.extend(result)
-                if sink is not None:
-                    sink.write(result)
+                sink = CsvSink(results_path)
+        failures: list[GameFailure] = []
+        bar = progress_bar(len(specs), f"{num_players}p benchmark") if progress else None
+        start = time.perf_counter()
+        interrupted = False
+        workers_used = pool.size  # under Ray with workers=None: the cluster's CPUs
+        games_played = pool.play(specs)
+        try:
+            for _spec, result in games_played:
+                if isinstance(result, GameFailure):
+                    failures.append(result)
+                else:
+                    rows.extend(result)
+                    if sink is not None:
+                        sink.write(result)
+                if bar is not None:
+                    bar.update(1)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            games_played.close()  # stops the games still running (Ctrl-C)
+            if sink is not None:
+                sink.close()
             if bar is not None:
-                bar.update(1)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if sink is not None:
-            sink.close()
-        if bar is not None:
-            bar.close()
-    elapsed = time.perf_counter() - start
+                bar.close()
+            elapsed = time.perf_counter() - start
     rows.sort(key=lambda r: (r.game, r.seat))
     failures.sort(key=lambda f: f.game)
     summary = summarise(rows, failures, duplicate=duplicate, bootstrap=bootstrap, seed=seed)
@@ -189,7 +208,8 @@ def run_benchmark(
         "num_players": num_players,
         "games_requested": games,
         "seed": seed,
-        "workers": workers,
+        "workers": workers_used,
+        "backend": backend,
         "duplicate": duplicate,
         "bootstrap": bootstrap,
         "config": config or {},

@@ -10,9 +10,11 @@ summary.json, report.md and plots into --out, and prints the leaderboard.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
+from typing import Any
 
 from ..policies.registry import PolicyLoadError, policy_names
 from .runner import DEFAULT_MAX_DECISIONS
@@ -58,7 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed (default 0)")
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes; with --backend ray the most games played at once\n"
+        "(default: all cores; with --backend ray all the cluster's CPUs)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="where the games run: worker processes here (default), or tasks on a Ray\n"
+        "cluster; same seed, same results (needs pip install 'dune-env[ray]')",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: the cluster, 'auto' (the one started by `ray start`),\n"
+        "'ray://HOST:10001' or 'local' (a new local instance); default: RAY_ADDRESS,\n"
+        "else a new local instance",
     )
     parser.add_argument(
         "--out",
@@ -121,6 +141,13 @@ def parse_game_options(items: list[str], prog: str = "dune-bench") -> dict[str, 
     return options
 
 
+def _workers(args: argparse.Namespace) -> int | None:
+    """--workers, defaulting to all local cores (None under Ray: all the cluster's CPUs)."""
+    if args.workers is not None or args.backend == "ray":
+        return int(args.workers) if args.workers is not None else None
+    return os.cpu_count() or 1
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -138,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "dune-bench: --resume needs --out, the folder of the run to continue", file=sys.stderr
         )
+        return 2
+    if args.address is not None and args.backend != "ray":
+        print("dune-bench: --address is only used with --backend ray", file=sys.stderr)
         return 2
     out = args.out if args.out is not None else str(default_out_dir())
     # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
@@ -181,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             num_players=4 if args.players is None else args.players,
             games=100 if args.games is None else args.games,
             seed=args.seed,
-            workers=args.workers,
+            workers=_workers(args),
             out_dir=out,
             progress=not args.no_progress,
             config=parse_game_options(args.set),
@@ -193,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
             trust_checkpoints=args.trust_checkpoints,
             duplicate=args.duplicate,
             bootstrap=args.bootstrap,
+            backend=args.backend,
+            address=args.address,
         )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)
@@ -241,19 +273,28 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
         )
         return 2
     try:
-        result = run_suite(
-            args.policies,
-            short=args.suite == "standard-short",
-            workers=max(1, args.workers),
-            out_dir=out,
-            progress=not args.no_progress,
-            plots=not args.no_plots,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            move_timeout=args.move_timeout,
-            max_decisions=args.max_decisions,
-            trust_checkpoints=args.trust_checkpoints,
-        )
+        if args.backend == "ray":  # one Ray connection for all the suite's line-ups
+            from .backends import ray_session
+
+            session: Any = ray_session(args.address)
+        else:
+            session = contextlib.nullcontext()
+        with session:
+            result = run_suite(
+                args.policies,
+                short=args.suite == "standard-short",
+                workers=_workers(args),
+                out_dir=out,
+                progress=not args.no_progress,
+                plots=not args.no_plots,
+                bootstrap=args.bootstrap,
+                seed=args.seed,
+                move_timeout=args.move_timeout,
+                max_decisions=args.max_decisions,
+                trust_checkpoints=args.trust_checkpoints,
+                backend=args.backend,
+                address=args.address,
+            )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)
         return 2

@@ -265,7 +265,8 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         f"{summary['games']} games of {meta['num_players']} players ({mode}), seed "
         f"{meta['seed']}, policies {', '.join(meta['policies'])}; mean length "
         f"{summary['mean_rounds']:.2f} rounds, {summary['mean_decisions']:.0f} decisions; "
-        f"{meta.get('games_per_second', 0):.1f} games/s on {meta['workers']} worker(s)."
+        f"{meta.get('games_per_second', 0):.1f} games/s on {meta['workers']} worker(s)"
+        f"{' (Ray tasks)' if meta.get('backend') == 'ray' else ''}."
     )
     out += ["", "## Leaderboard", "", leaderboard(summary), ""]
     unit = "deals" if summary.get("duplicate") else "games"

@@ -282,19 +282,24 @@ def safe_play(
 
 def run_games(
     specs: Sequence[GameSpec],
-    workers: int = 1,
+    workers: int | None = 1,
     on_result: Callable[[GameSpec, list[SeatResult] | GameFailure], None] | None = None,
     move_timeout: float | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Iterator[tuple[GameSpec, list[SeatResult] | GameFailure]]:
     """Play the games in `workers` worker processes (also for one worker), yielding each as
     it finishes (in completion order).  A policy that takes longer than `move_timeout`
     seconds over one decision, or whose process dies, loses that game (a GameFailure naming
-    it) and its worker is replaced.  See harness/workers.py."""
-    from .workers import DEFAULT_MOVE_TIMEOUT, WorkerPool
+    it) and its worker is replaced.  See harness/workers.py.  `backend="ray"` plays them as
+    tasks on the Ray cluster at `address` (at most `workers` at once; None: all its CPUs),
+    with the same results and failures: see harness/backends.py."""
+    from .backends import open_backend
+    from .workers import DEFAULT_MOVE_TIMEOUT
 
     timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else move_timeout
-    with WorkerPool(workers, timeout, max_decisions) as pool:
+    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
         for item in pool.play(specs):
             if on_result:
                 on_result(*item)

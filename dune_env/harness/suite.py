@@ -65,7 +65,7 @@ class SuiteResult:
 def run_suite(
     candidates: list[str] | None = None,
     short: bool = False,
-    workers: int = 1,
+    workers: int | None = 1,
     out_dir: str | Path | None = None,
     progress: bool = False,
     plots: bool = True,
@@ -74,10 +74,12 @@ def run_suite(
     move_timeout: float | None = None,
     max_decisions: int | None = None,
     trust_checkpoints: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> SuiteResult:
     """Run the standard suite (see the module docstring); write per-player-count reports and
     suite_summary.json / suite_report.md into `out_dir`.  `move_timeout`, `max_decisions` and
-    `trust_checkpoints` are passed to every `run_benchmark`."""
+    `trust_checkpoints`, `backend` and `address` are passed to every `run_benchmark`."""
     from . import run_benchmark
     from .outputs import write_output
     from .report import leaderboard, markdown_report, summarise, write_json, write_plots
@@ -111,6 +113,8 @@ def run_suite(
                 bootstrap=0,
                 move_timeout=move_timeout,
                 trust_checkpoints=trust_checkpoints,
+                backend=backend,
+                address=address,
                 max_decisions=DEFAULT_MAX_DECISIONS if max_decisions is None else max_decisions,
             )
             offset = len({r.game for r in rows}) + len(failures)  # one numbering per count

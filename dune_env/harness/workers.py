@@ -17,8 +17,10 @@ Games are independent and seeded, so which worker plays which game changes nothi
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
@@ -32,8 +34,20 @@ _POLL = 0.5  # longest sleep between watchdog checks (seconds)
 Item = tuple[GameSpec, list[SeatResult] | GameFailure]
 
 
-def _worker_main(conn: Connection, status: Any, max_decisions: int) -> None:
+def _exit_with_parent(parent: int) -> None:
+    """Leave when the parent process is gone (a Ray worker killed by a cancel has no chance to
+    stop its children)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os.kill(os.getpid(), signal.SIGKILL)  # from a thread: the whole process, at once
+
+
+def _worker_main(
+    conn: Connection, status: Any, max_decisions: int, exit_with_parent: bool = False
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if exit_with_parent:
+        threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     torch = sys.modules.get("torch")
     if torch is not None:
         # A forked child must not enter the thread pool the parent's torch created (it hangs);
@@ -55,12 +69,14 @@ def _worker_main(conn: Connection, status: Any, max_decisions: int) -> None:
 
 
 class _Worker:
-    def __init__(self, context: Any, max_decisions: int) -> None:
+    def __init__(self, context: Any, max_decisions: int, exit_with_parent: bool = False) -> None:
         self.conn, child = context.Pipe()
         self.status = context.RawArray("d", 3)
         self.status[0] = -2
         self.process = context.Process(
-            target=_worker_main, args=(child, self.status, max_decisions), daemon=True
+            target=_worker_main,
+            args=(child, self.status, max_decisions, exit_with_parent),
+            daemon=True,
         )
         self.process.start()
         child.close()
@@ -105,6 +121,8 @@ class WorkerPool:
         workers: int = 1,
         move_timeout: float = DEFAULT_MOVE_TIMEOUT,
         max_decisions: int = DEFAULT_MAX_DECISIONS,
+        context: Any = None,
+        exit_with_parent: bool = False,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
@@ -113,7 +131,8 @@ class WorkerPool:
         self.size = workers
         self.move_timeout = float(move_timeout)
         self.max_decisions = max_decisions
-        self._context = multiprocessing.get_context()
+        self._context = context if context is not None else multiprocessing.get_context()
+        self._exit_with_parent = exit_with_parent
         self._workers: list[_Worker] = []
 
     def __enter__(self) -> WorkerPool:
@@ -129,7 +148,7 @@ class WorkerPool:
             worker.stop(kill=kill or worker.spec is not None)
 
     def _new_worker(self) -> _Worker:
-        worker = _Worker(self._context, self.max_decisions)
+        worker = _Worker(self._context, self.max_decisions, self._exit_with_parent)
         self._workers.append(worker)
         return worker
 
