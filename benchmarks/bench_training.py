@@ -13,11 +13,13 @@ an opponent pool holding `--pool` frozen snapshots (random networks of the same 
 - "new": the shipped config as it is (envs_per_process sub-envs per process, opponents'
   snapshot decisions batched across the sub-envs of a process).
 
-An env agent-step is one decision of any seat.  Learner decisions are counted by SB3; all
-decisions = learner decisions x (decisions per game / learner decisions per game), the ratio
-measured over every finished game of the run (`seat` and `final_rewards` in the final infos do
-not carry it, so the runs record `decisions` through the pool's results).  Printed: learner
-steps/s, agent-steps/s, and the new/old ratio (issue 12's target: >= 10,000 agent-steps/s).
+Both use today's code otherwise (the greedy snapshots' masked argmax, the callbacks).  An env
+agent-step is one decision of any seat: agent-steps = learner steps x the decisions per learner
+decision over the session's finished games (`decisions` and the episode length in their final
+infos), as `train` records it in training.json.  Printed per run and as a table: learner
+steps/s, agent-steps/s (wall clock, learner included), agent-steps per CPU-second of the
+training process and its environment processes (a figure that a busy machine changes less), and
+the new/old ratios.  Issue 12's target: >= 10,000 agent-steps/s on 2 otherwise idle cores.
 """
 
 from __future__ import annotations
@@ -26,44 +28,63 @@ import argparse
 import cProfile
 import dataclasses
 import io
+import json
 import os
 import pstats
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from training.config_utils import load_config  # noqa: E402
-from training.ppo_selfplay import PPOSelfPlayConfig, fill_pool_for_benchmark, train  # noqa: E402
+from training.ppo_selfplay import PPOSelfPlayConfig, save_snapshot, train  # noqa: E402
 
 
-def run(cfg: PPOSelfPlayConfig, pool: int, profile: bool) -> tuple[float, float]:
-    """(learner steps/s, agent steps/s) of one training session."""
+def fill_pool(cfg: PPOSelfPlayConfig, snapshots: int) -> None:
+    """`snapshots` frozen snapshots (untrained networks of the config's shape) in the run's
+    pool, as a run has after `snapshots` x snapshot_interval steps."""
+    from sb3_contrib import MaskablePPO
+
+    from dune_env.environment.single_agent import DuneSingleAgentEnv
+
+    env = DuneSingleAgentEnv(num_players=cfg.num_players)
+    for k in range(snapshots):
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            n_steps=64,
+            batch_size=64,
+            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            seed=1000 + k,
+        )
+        save_snapshot(model, cfg.run_dir / "pool", k, cfg.max_pool)
+
+
+def run(cfg: PPOSelfPlayConfig, pool: int, profile: bool) -> dict[str, float]:
+    """Throughput figures of one training session from a fresh run folder."""
     with tempfile.TemporaryDirectory() as out:
         cfg = dataclasses.replace(cfg, out_dir=out)
-        fill_pool_for_benchmark(cfg, pool)
+        fill_pool(cfg, pool)
         profiler = cProfile.Profile() if profile else None
-        start = time.perf_counter()
         if profiler:
             profiler.enable()
         train(cfg, quiet=True)
         if profiler:
             profiler.disable()
-        elapsed = time.perf_counter() - start
-        stats_path = Path(out) / f"{cfg.config_name}_seed{cfg.seed}" / "training.json"
-        import json
-
-        info = json.loads(stats_path.read_text())
-        if profiler:
             text = io.StringIO()
-            pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
+            pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
             print(text.getvalue())
-    learner = info["learner_steps_this_session"] / elapsed
-    ratio = info["agent_steps_per_learner_step"]
-    return learner, learner * ratio
+        info = json.loads((cfg.run_dir / "training.json").read_text())
+    agent_steps = info["learner_steps_this_session"] * info["agent_steps_per_learner_step"]
+    return {
+        "learner/s": info["learner_steps_per_second"],
+        "agent/s": info["agent_steps_per_second"],
+        "agent/cpu-s": agent_steps / info["cpu_seconds_this_session"],
+        "ratio": info["agent_steps_per_learner_step"],
+        "seconds": info["seconds_this_session"],
+    }
 
 
 def main() -> None:
@@ -99,23 +120,30 @@ def main() -> None:
         f"{old.batch_size}; new: n_envs {new.n_envs} x envs_per_process {new.envs_per_process}, "
         f"n_steps {new.n_steps}, batch_size {new.batch_size}, torch_threads {new.torch_threads}"
     )
-    results: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+    results: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     for _ in range(args.rounds):
         for name, cfg in (("old", old), ("new", new)):
             if args.only and name != args.only:
                 continue
-            results[name].append(run(cfg, args.pool, args.profile == name))
-            learner, agent = results[name][-1]
-            print(f"  {name}: {learner:,.0f} learner steps/s, {agent:,.0f} agent-steps/s")
-    print(f"{'path':<6}{'learner steps/s':>18}{'agent-steps/s':>16}")
+            row = run(cfg, args.pool, args.profile == name)
+            results[name].append(row)
+            print(
+                f"  {name}: {row['seconds']:.0f} s, {row['learner/s']:,.0f} learner steps/s, "
+                f"{row['agent/s']:,.0f} agent-steps/s, {row['agent/cpu-s']:,.0f} agent-steps "
+                f"per CPU-second, {row['ratio']:.2f} agent-steps per learner step"
+            )
+    print(f"\n{'path':<6}{'learner steps/s':>17}{'agent-steps/s':>15}{'agent-steps/CPU-s':>19}")
     best = {}
     for name, rows in results.items():
-        if not rows:
-            continue
-        best[name] = max(rows, key=lambda r: r[1])
-        print(f"{name:<6}{best[name][0]:>18,.0f}{best[name][1]:>16,.0f}")
+        if rows:
+            best[name] = max(rows, key=lambda r: r["agent/s"])
+            b = best[name]
+            print(f"{name:<6}{b['learner/s']:>17,.0f}{b['agent/s']:>15,.0f}{b['agent/cpu-s']:>19,.0f}")
     if len(best) == 2:
-        print(f"new / old agent-steps/s: {best['new'][1] / best['old'][1]:.2f}x")
+        wall = best["new"]["agent/s"] / best["old"]["agent/s"]
+        cpu = best["new"]["agent/cpu-s"] / best["old"]["agent/cpu-s"]
+        print(f"new / old: {wall:.2f}x agent-steps/s, {cpu:.2f}x agent-steps per CPU-second")
+    print(f"load average during the runs: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":
