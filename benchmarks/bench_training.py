@@ -114,7 +114,9 @@ def main() -> None:
         torch_threads=1,
         opponent_weighting="uniform",
     )
-    print(f"config {args.config}: {shipped.num_players} players, {args.steps} learner steps per run")
+    print(
+        f"config {args.config}: {shipped.num_players} players, {args.steps} learner steps per run"
+    )
     print(
         f"old: n_envs {old.n_envs} x envs_per_process 1, n_steps {old.n_steps}, batch_size "
         f"{old.batch_size}; new: n_envs {new.n_envs} x envs_per_process {new.envs_per_process}, "
@@ -138,7 +140,9 @@ def main() -> None:
         if rows:
             best[name] = max(rows, key=lambda r: r["agent/s"])
             b = best[name]
-            print(f"{name:<6}{b['learner/s']:>17,.0f}{b['agent/s']:>15,.0f}{b['agent/cpu-s']:>19,.0f}")
+            print(
+                f"{name:<6}{b['learner/s']:>17,.0f}{b['agent/s']:>15,.0f}{b['agent/cpu-s']:>19,.0f}"
+            )
     if len(best) == 2:
         wall = best["new"]["agent/s"] / best["old"]["agent/s"]
         cpu = best["new"]["agent/cpu-s"] / best["old"]["agent/cpu-s"]

@@ -87,7 +87,7 @@ def _convert(name: str, value: Any, kind: Any) -> Any:
 
 
 def _suggest(unknown: list[Any], names: list[str]) -> str:
-    """" (did you mean ...?)" for misspelt keys that are close to a known one."""
+    """ " (did you mean ...?)" for misspelt keys that are close to a known one."""
     import difflib
 
     hints = []

@@ -241,8 +241,13 @@ class PoolResults:
             return
         from dune_env.policies.weights import atomic_write_bytes
 
-        data = {"version": 1, "opponents": {n: dict(zip(("games", "wins"), r, strict=True))
-                                            for n, r in sorted(self.records.items())}}
+        data = {
+            "version": 1,
+            "opponents": {
+                n: dict(zip(("games", "wins"), r, strict=True))
+                for n, r in sorted(self.records.items())
+            },
+        }
         atomic_write_bytes(self.path, json.dumps(data, indent=1).encode())
         self._dirty = False
 

@@ -33,8 +33,8 @@ class RLlibConfig(RunConfig):
     """Hyper-parameters of the RLlib run (the shared fields are `RunConfig`'s)."""
 
     config_name: str = "rllib"
-    """Name of the configuration; the run folder is {out_dir}/{config_name}_{num_players}p_seed{seed}
-    (unless `run_name` is set)."""
+    """Name of the configuration; the run folder is
+    {out_dir}/{config_name}_{num_players}p_seed{seed} (unless `run_name` is set)."""
     out_dir: str = "runs/rllib"
     """Where checkpoints and the metrics log go; the run name is appended."""
     resume: bool = True
