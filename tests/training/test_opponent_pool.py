@@ -156,3 +156,27 @@ def test_training_records_results_and_a_resumed_run_keeps_them(tmp_path: Path) -
     pool = OpponentPool(str(cfg.run_dir / "pool"), 4, 0.0, 1.0, weighting="pfsp")
     weights = pool.probabilities(["aggressive", "economic"])
     assert weights[1] > weights[0]  # the never-beaten economic is drawn most
+
+
+def test_strategic_regions_held_is_public_and_bounded() -> None:
+    """The shaping potential comes from `DuneSingleAgentEnv.strategic_regions_held()` (DEF-6,
+    END-1): 0 without a game, between 0 and the strategic regions during one, and not always 0."""
+    from dune_env.engine.rules import STRATEGIC_REGIONS
+    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from dune_env.policies.registry import load_policy
+
+    env = DuneSingleAgentEnv(learner="rotate", num_players=4, opponents="aggressive")
+    assert env.strategic_regions_held() == 0
+    seen = set()
+    aggressive = load_policy("aggressive", seed=0)
+    for episode in range(3):
+        env.reset(seed=episode)
+        done = False
+        while not done:
+            held = env.strategic_regions_held()
+            assert 0 <= held <= len(STRATEGIC_REGIONS)
+            seen.add(held)
+            action = env.aec.policy_action(aggressive)
+            _, _, done, _, _ = env.step(action)
+        assert env.strategic_regions_held() == 0  # the game is over
+    assert max(seen) > 0
