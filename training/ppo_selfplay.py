@@ -152,8 +152,14 @@ HEURISTICS = ("aggressive", "economic")
 
 @lru_cache(maxsize=16)
 def _frozen(path: str) -> Any:
+    import torch
+
     from dune_env.policies.weights import WeightsPolicy
 
+    # Snapshots play in the environment processes, one per core: a thread pool per process
+    # would only compete for the cores (and spin while waiting, on a busy machine).  In the
+    # training process the callbacks set the threads of each phase again.
+    torch.set_num_threads(1)
     return WeightsPolicy(path)
 
 
