@@ -3,16 +3,18 @@
     python -m training.ppo_selfplay --config configs/ppo_4p.yaml [--total-timesteps 200000] ...
 
 Read top to bottom:
-1. `PPOSelfPlayConfig`: every hyper-parameter, with a docstring; loaded from YAML, any field
-   overridable as `--field-name value`.
+1. `PPOSelfPlayConfig` (a `RunConfig`, shared with the RLlib recipe): every hyper-parameter,
+   with a docstring; loaded from YAML, any field overridable as `--field-name value`.
 2. `OpponentPool`: each episode, every other seat draws an opponent: a frozen snapshot of the
    learner (saved every `snapshot_interval` steps), a built-in heuristic, or the random policy,
-   in the configured proportions.
+   in the configured proportions; within a kind uniformly or by PFSP weights from the learner's
+   results against each opponent (`PoolResults`, kept in the run's pool folder).
 3. The environments: `DuneSingleAgentEnv` (one learning seat, rotating; rewards that arrive on
    other players' turns are credited to the learner) in `n_envs` processes, or with
    `envs_per_process` > 1 that many games per process as one batched vector env.
-4. Callbacks: snapshots into the pool, periodic evaluation with the benchmark harness (win rates
-   against random and the heuristics, logged to TensorBoard), resumable checkpoints.
+4. Callbacks: snapshots into the pool, the results of finished games (from their final infos),
+   periodic evaluation with the benchmark harness (win rates against random and the
+   heuristics, logged to TensorBoard), resumable checkpoints.
 5. The training loop itself, and the final model.
 
 Files: checkpoints (SB3 .zip, for resuming) are pickle-based, so a run loads only those under its
