@@ -1,9 +1,13 @@
 """Typed hyper-parameters from YAML plus command-line overrides, with unknown keys refused.
 
-    cfg = load_config(PPOConfig, "configs/ppo_4p.yaml", ["--total-timesteps", "1000"])
+    cfg = load_config(PPOSelfPlayConfig, "configs/ppo_4p.yaml", ["--total-timesteps", "1000"])
 
-Each field of the dataclass is a key of the YAML file and a `--kebab-case` flag.  A key that is
-not a field fails with the list of known keys; values are converted to the field's type.
+`RunConfig` holds the fields every training recipe shares (seed, players, run folder,
+resumption); each recipe subclasses it with its own fields (`training.ppo_selfplay.
+PPOSelfPlayConfig`, `training.rllib_ppo.RLlibConfig`).  Each field of the dataclass is a key of
+the YAML file and a `--kebab-case` flag, documented by the string literal after it (shown by
+`--help`).  A key that is not a field fails with the list of known keys; values are converted
+to the field's type.
 """
 
 from __future__ import annotations
@@ -19,6 +23,32 @@ T = TypeVar("T")
 
 class ConfigKeyError(ValueError):
     """A configuration key that the dataclass does not have, or a value of the wrong type."""
+
+
+@dataclasses.dataclass
+class RunConfig:
+    """The fields every training recipe shares; a recipe's config subclasses it."""
+
+    config_name: str = "run"
+    """Name of the configuration; the run folder is {out_dir}/{config_name}_seed{seed}."""
+    seed: int = 0
+    """Seed of everything: environments, opponents, network initialisation."""
+    num_players: int = 4
+    """Players per game (3-8)."""
+    out_dir: str = "runs"
+    """Parent folder of the run folder (checkpoints, logs, the final model)."""
+    resume: bool = True
+    """Continue the run from the newest checkpoint in its run folder, if there is one (rerun
+    the same command to continue a run across sessions); false starts it again."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.num_players, bool) or not 3 <= self.num_players <= 8:
+            raise ConfigKeyError(f"num_players={self.num_players!r} is not valid; use 3..8")
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder: checkpoints, logs and outputs of every session of the run."""
+        return Path(self.out_dir) / f"{self.config_name}_seed{self.seed}"
 
 
 def _convert(name: str, value: Any, kind: Any) -> Any:
@@ -56,6 +86,18 @@ def _convert(name: str, value: Any, kind: Any) -> Any:
     return value
 
 
+def _suggest(unknown: list[Any], names: list[str]) -> str:
+    """ " (did you mean ...?)" for misspelt keys that are close to a known one."""
+    import difflib
+
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), names, n=1)
+        if close:
+            hints.append(f"{key!r} -> {close[0]!r}")
+    return f" (did you mean {', '.join(hints)}?)" if hints else ""
+
+
 def load_config(cls: type[T], path: str | Path | None = None, argv: list[str] | None = None) -> T:
     """Defaults of `cls`, updated by the YAML file at `path`, then by `argv` flags."""
     if not dataclasses.is_dataclass(cls):
@@ -69,9 +111,12 @@ def load_config(cls: type[T], path: str | Path | None = None, argv: list[str] | 
         data = yaml.safe_load(Path(path).read_text()) or {}
         if not isinstance(data, dict):
             raise ConfigKeyError(f"{path}: the top level must be a mapping of keys to values")
-        unknown = sorted(set(data) - set(names))
+        unknown = sorted(set(data) - set(names), key=str)
         if unknown:
-            raise ConfigKeyError(f"{path}: unknown key(s) {unknown}; known keys: {names}")
+            raise ConfigKeyError(
+                f"{path}: unknown key(s) {unknown}{_suggest(unknown, names)}; "
+                f"known keys of {cls.__name__}: {names}"
+            )
         values.update(data)
     if argv:
         parser = argparse.ArgumentParser(add_help=False)
@@ -79,9 +124,8 @@ def load_config(cls: type[T], path: str | Path | None = None, argv: list[str] | 
             parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None)
         parsed, rest = parser.parse_known_args(argv)
         if rest:
-            raise ConfigKeyError(
-                f"unknown option(s) {rest}; known: {['--' + n.replace('_', '-') for n in names]}"
-            )
+            flags = ["--" + n.replace("_", "-") for n in names]
+            raise ConfigKeyError(f"unknown option(s) {rest}{_suggest(rest, flags)}; known: {flags}")
         values.update({k: v for k, v in vars(parsed).items() if v is not None})
     converted = {k: _convert(k, v, hints[k]) for k, v in values.items()}
     return cls(**converted)
@@ -93,18 +137,22 @@ def field_docs(cls: type) -> dict[str, str]:
     import inspect
     import textwrap
 
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     docs: dict[str, str] = {}
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    for node, nxt in zip(body, body[1:], strict=False):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(nxt, ast.Expr)
-            and isinstance(nxt.value, ast.Constant)
-            and isinstance(nxt.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(nxt.value.value.split())
+    # Base classes first, so that a subclass's docstring of a redefined field wins.
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        body = tree.body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:], strict=False):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
+                docs[node.target.id] = " ".join(nxt.value.value.split())
     return docs
 
 

@@ -3,16 +3,18 @@
     python -m training.ppo_selfplay --config configs/ppo_4p.yaml [--total-timesteps 200000] ...
 
 Read top to bottom:
-1. `PPOSelfPlayConfig`: every hyper-parameter, with a docstring; loaded from YAML, any field
-   overridable as `--field-name value`.
+1. `PPOSelfPlayConfig` (a `RunConfig`, shared with the RLlib recipe): every hyper-parameter,
+   with a docstring; loaded from YAML, any field overridable as `--field-name value`.
 2. `OpponentPool`: each episode, every other seat draws an opponent: a frozen snapshot of the
    learner (saved every `snapshot_interval` steps), a built-in heuristic, or the random policy,
-   in the configured proportions.
+   in the configured proportions; within a kind uniformly or by PFSP weights from the learner's
+   results against each opponent (`PoolResults`, kept in the run's pool folder).
 3. The environments: `DuneSingleAgentEnv` (one learning seat, rotating; rewards that arrive on
    other players' turns are credited to the learner) in `n_envs` processes, or with
    `envs_per_process` > 1 that many games per process as one batched vector env.
-4. Callbacks: snapshots into the pool, periodic evaluation with the benchmark harness (win rates
-   against random and the heuristics, logged to TensorBoard), resumable checkpoints.
+4. Callbacks: snapshots into the pool, the results of finished games (from their final infos),
+   periodic evaluation with the benchmark harness (win rates against random and the
+   heuristics, logged to TensorBoard), resumable checkpoints.
 5. The training loop itself, and the final model.
 
 Files: checkpoints (SB3 .zip, for resuming) are pickle-based, so a run loads only those under its
@@ -38,19 +40,20 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from training.config_utils import config_from_cli
+from training.config_utils import ConfigKeyError, RunConfig, config_from_cli
 
 
 @dataclass
-class PPOSelfPlayConfig:
-    """Hyper-parameters of a MaskablePPO self-play run."""
+class PPOSelfPlayConfig(RunConfig):
+    """Hyper-parameters of a MaskablePPO self-play run (the shared fields are `RunConfig`'s)."""
 
     config_name: str = "ppo"
-    """Name of the configuration; the run name is {config_name}_seed{seed}."""
-    seed: int = 0
-    """Seed of everything: environments, opponents, network initialisation."""
-    num_players: int = 4
-    """Players per game (3-8)."""
+    """Name of the configuration; the run folder is {out_dir}/{config_name}_seed{seed}."""
+    out_dir: str = "runs/ppo"
+    """Parent folder of the run."""
+    resume: bool = True
+    """Resume from {run}/checkpoints/latest.zip if it exists (the opponent pool and its
+    recorded results, in {run}/pool, carry over too)."""
     total_timesteps: int = 1_000_000
     """Learner decisions to train for (opponents' decisions are not counted)."""
     n_envs: int = 2
@@ -88,6 +91,17 @@ class PPOSelfPlayConfig:
     """Learner steps between snapshots added to the opponent pool."""
     max_pool: int = 10
     """Most recent snapshots kept in the pool."""
+    opponent_weighting: str = "uniform"
+    """How an opponent is chosen within its kind (snapshot or heuristic; the kinds keep the
+    p_self / p_heuristic proportions): "uniform", or "pfsp" (prioritized fictitious self-play,
+    Vinyals et al. 2019): weight (1 - w)^pfsp_exponent, w = the learner's recorded win rate
+    against that opponent, so the opponents it loses to are drawn more often."""
+    pfsp_exponent: float = 2.0
+    """Exponent of the pfsp weight (1 - win rate)^p: 0 is uniform, larger values focus harder on
+    the opponents the learner loses to."""
+    pfsp_prior_games: float = 4.0
+    """Pseudo-games at the uniform win rate 1/num_players added to each opponent's record, so
+    a new opponent starts at that rate and one lucky game does not decide its weight."""
     eval_interval: int = 100_000
     """Learner steps between evaluations (0: never)."""
     eval_games: int = 40
@@ -107,15 +121,30 @@ class PPOSelfPlayConfig:
     bc_dagger_rounds: int = 0
     """DAgger rounds after cloning: games played by the cloned policy, every decision labelled
     with `bc_policy`'s choice, added to the data and trained on again."""
-    out_dir: str = "runs/ppo"
-    """Parent folder of the run."""
-    resume: bool = True
-    """Resume from {run}/checkpoints/latest.zip if it exists."""
     device: str = "cpu"
     """Torch device."""
+    torch_threads: int = 1
+    """Torch threads of the learner's PPO update (the rollouts always use 1: the environment
+    processes use the cores then, and the update runs while they wait)."""
     trust_checkpoints: bool = False
     """Allow a pickle-based `bc_policy` (an SB3 .zip or RLlib folder), which can run code when
     loaded.  The run's own checkpoints under its run directory are always trusted."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.opponent_weighting not in OPPONENT_WEIGHTINGS:
+            raise ConfigKeyError(
+                f"opponent_weighting={self.opponent_weighting!r} is not valid; use one of "
+                f"{OPPONENT_WEIGHTINGS}"
+            )
+        for name in ("pfsp_exponent", "pfsp_prior_games"):
+            if getattr(self, name) < 0:
+                raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 0")
+        if self.torch_threads < 1:
+            raise ConfigKeyError(f"torch_threads={self.torch_threads!r} must be >= 1")
+
+
+OPPONENT_WEIGHTINGS = ("uniform", "pfsp")
 
 
 # --- 2. The opponent pool ------------------------------------------------------------------------
@@ -125,43 +154,185 @@ HEURISTICS = ("aggressive", "economic")
 
 @lru_cache(maxsize=16)
 def _frozen(path: str) -> Any:
+    import torch
+
     from dune_env.policies.weights import WeightsPolicy
 
+    # Snapshots play in the environment processes, one per core: a thread pool per process
+    # would only compete for the cores (and spin while waiting, on a busy machine).  In the
+    # training process the callbacks set the threads of each phase again.
+    torch.set_num_threads(1)
     return WeightsPolicy(path)
 
 
 class FrozenPolicy:
-    """An observation policy playing a pool snapshot (safe format) greedily.  The weights are
-    read when the snapshot is drawn, so the pool may delete the file during the episode."""
+    """An observation policy playing a pool snapshot (safe format) greedily: the legal action
+    with the highest logit.  The weights are read when the snapshot is drawn, so the pool may
+    delete the file during the episode.  `name` (the snapshot's file stem) identifies it in the
+    pool's recorded results."""
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.name = Path(path).with_suffix("").name
         self.network = _frozen(path)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.network(observation, action_mask))
+        return int(self.act_batch(observation[None], np.asarray(action_mask)[None])[0])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One forward pass for all the games of a vector env waiting on this snapshot."""
-        return np.asarray(self.network.act_batch(observations, masks))
+        """One forward pass for all the games of a vector env waiting on this snapshot (no
+        probability distribution is built: the greedy action is the masked argmax)."""
+        logits = self.network.logits(observations).numpy()
+        legal = np.asarray(masks, dtype=bool).reshape(logits.shape)
+        return np.where(legal, logits, -np.inf).argmax(axis=1)
+
+
+RESULTS_FILE = "results.json"
+
+
+def learner_won(final_rewards: list[float], seat: int) -> bool:
+    """The learner won the game: its final reward is the game's highest and not everyone's
+    (so it holds whatever rewards END-7's configuration gives)."""
+    best = max(final_rewards)
+    return final_rewards[seat] == best and min(final_rewards) < best
+
+
+class PoolResults:
+    """The learner's record (games, wins) against each opponent of the pool, by name
+    ("snapshot_000050000", "aggressive", "random", ...), kept in `{pool_dir}/results.json` so that
+    a resumed run keeps it.  The training process records results and saves the file after each
+    rollout; the environment processes read it (again when it changed) to weight their draws.
+    """
+
+    def __init__(self, pool_dir: str | Path) -> None:
+        self.path = Path(pool_dir) / RESULTS_FILE
+        self.records: dict[str, list[int]] = {}
+        self._signature: tuple[int, ...] = ()
+        self._dirty = False
+
+    def record(self, opponents: list[str | None], won: bool) -> None:
+        """One finished game against the named opponents (each distinct name counted once)."""
+        for name in {n for n in opponents if n is not None}:
+            games_wins = self.records.setdefault(name, [0, 0])
+            games_wins[0] += 1
+            games_wins[1] += int(won)
+        self._dirty = True
+
+    def win_rate(self, name: str, prior_rate: float, prior_games: float) -> float:
+        """The learner's win rate against `name`, with `prior_games` pseudo-games at
+        `prior_rate` (that rate for an opponent never played)."""
+        games, wins = self.records.get(name, (0, 0))
+        if games + prior_games == 0:
+            return prior_rate
+        return (wins + prior_rate * prior_games) / (games + prior_games)
+
+    def weights(
+        self, names: list[str], exponent: float, prior_rate: float, prior_games: float
+    ) -> np.ndarray:
+        """PFSP sampling probabilities of `names`: proportional to (1 - win rate)^exponent
+        (uniform if every opponent is always beaten)."""
+        raw = np.array(
+            [(1.0 - self.win_rate(n, prior_rate, prior_games)) ** exponent for n in names]
+        )
+        total = raw.sum()
+        return raw / total if total > 0 else np.full(len(names), 1.0 / len(names))
+
+    def forget_missing(self, keep: set[str]) -> None:
+        """Drop the records of snapshots no longer in the pool."""
+        for name in [n for n in self.records if n.startswith("snapshot_") and n not in keep]:
+            del self.records[name]
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write the records (atomically) if they changed since the last save."""
+        if not self._dirty:
+            return
+        from dune_env.policies.weights import atomic_write_bytes
+
+        data = {
+            "version": 1,
+            "opponents": {
+                n: dict(zip(("games", "wins"), r, strict=True))
+                for n, r in sorted(self.records.items())
+            },
+        }
+        atomic_write_bytes(self.path, json.dumps(data, indent=1).encode())
+        self._dirty = False
+
+    def load(self) -> None:
+        """Read the records from the file (none if there is no file)."""
+        self.records = {}
+        if self.path.is_file():
+            data = json.loads(self.path.read_text())
+            if not isinstance(data, dict) or data.get("version") != 1:
+                raise ValueError(f"{self.path}: not a version-1 pool results file")
+            for name, rec in data["opponents"].items():
+                games, wins = int(rec["games"]), int(rec["wins"])
+                if not 0 <= wins <= games:
+                    raise ValueError(f"{self.path}: {name} has {wins} wins in {games} games")
+                self.records[str(name)] = [games, wins]
+        self._dirty = False
+
+    def refresh(self) -> None:
+        """Load the file again if it changed since it was last read."""
+        try:
+            stat = self.path.stat()
+            signature: tuple[int, ...] = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        except FileNotFoundError:
+            signature = ()
+        if signature != self._signature:
+            self.load()
+            self._signature = signature
 
 
 class OpponentPool:
     """Draws every other seat's opponent at each episode start (called by the wrapper's reset
-    with its seeded generator, so the draws are reproducible)."""
+    with its seeded generator, so the draws are reproducible).  Each seat is a frozen snapshot
+    with probability p_self (when the pool has any), a heuristic with p_heuristic, else random;
+    within a kind, the opponent is drawn uniformly or, with weighting="pfsp", by the weights of
+    `PoolResults.weights` from the results recorded in the pool folder."""
 
-    def __init__(self, pool_dir: str, num_players: int, p_self: float, p_heuristic: float) -> None:
+    def __init__(
+        self,
+        pool_dir: str,
+        num_players: int,
+        p_self: float,
+        p_heuristic: float,
+        weighting: str = "uniform",
+        pfsp_exponent: float = 2.0,
+        pfsp_prior_games: float = 4.0,
+    ) -> None:
         if p_self < 0 or p_heuristic < 0 or p_self + p_heuristic > 1:
             raise ValueError("need p_self >= 0, p_heuristic >= 0 and p_self + p_heuristic <= 1")
+        if weighting not in OPPONENT_WEIGHTINGS:
+            raise ValueError(f"weighting={weighting!r}; use one of {OPPONENT_WEIGHTINGS}")
         self.pool_dir = Path(pool_dir)
         self.num_players = num_players
         self.p_self = p_self
         self.p_heuristic = p_heuristic
+        self.weighting = weighting
+        self.pfsp_exponent = pfsp_exponent
+        self.pfsp_prior_games = pfsp_prior_games
+        self.results = PoolResults(pool_dir)
         self._frozen_policies: dict[str, FrozenPolicy] = {}  # one per snapshot: batched calls
 
     def snapshots(self) -> list[str]:
         # The .json description is written last, so each one listed names complete tensors.
         return sorted(str(p) for p in self.pool_dir.glob("snapshot_*.json"))
+
+    def probabilities(self, names: list[str]) -> np.ndarray:
+        """The drawing probabilities of `names` (opponents of one kind) under the weighting."""
+        if self.weighting == "uniform":
+            return np.full(len(names), 1.0 / len(names))
+        self.results.refresh()
+        return self.results.weights(
+            names, self.pfsp_exponent, 1.0 / self.num_players, self.pfsp_prior_games
+        )
+
+    def _pick(self, rng: np.random.Generator, names: list[str]) -> int:
+        if self.weighting == "uniform":
+            return int(rng.integers(len(names)))
+        return int(rng.choice(len(names), p=self.probabilities(names)))
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:
         from dune_env.policies.registry import PolicyLoadError, load_policy
@@ -169,11 +340,12 @@ class OpponentPool:
         snaps = self.snapshots()
         # Forget snapshots the pool has deleted (episodes still playing them keep their copy).
         self._frozen_policies = {p: f for p, f in self._frozen_policies.items() if p in snaps}
+        snap_names = [Path(p).with_suffix("").name for p in snaps]
         seats: list[Any] = []
         for _ in range(self.num_players):
             u = rng.random()
             if snaps and u < self.p_self:
-                path = snaps[int(rng.integers(len(snaps)))]
+                path = snaps[self._pick(rng, snap_names)]
                 if path not in self._frozen_policies:
                     try:
                         self._frozen_policies[path] = FrozenPolicy(path)
@@ -182,11 +354,24 @@ class OpponentPool:
                         continue
                 seats.append(self._frozen_policies[path])
             elif u < self.p_self + self.p_heuristic:
-                name = HEURISTICS[int(rng.integers(len(HEURISTICS)))]
+                name = HEURISTICS[self._pick(rng, list(HEURISTICS))]
                 seats.append(load_policy(name, seed=int(rng.integers(2**31))))
             else:
                 seats.append(None)  # the wrapper's seeded uniform random policy
         return seats
+
+
+def make_pool(cfg: PPOSelfPlayConfig, pool_dir: str | Path) -> OpponentPool:
+    """The opponent pool of `cfg`'s run."""
+    return OpponentPool(
+        str(pool_dir),
+        cfg.num_players,
+        cfg.p_self,
+        cfg.p_heuristic,
+        cfg.opponent_weighting,
+        cfg.pfsp_exponent,
+        cfg.pfsp_prior_games,
+    )
 
 
 # --- 3. Environments -----------------------------------------------------------------------------
@@ -204,7 +389,7 @@ def make_env(cfg: PPOSelfPlayConfig, pool_dir: str, rank: int, seed: int | None 
         env: Any = DuneSingleAgentEnv(
             learner="rotate",
             num_players=cfg.num_players,
-            opponent_sampler=OpponentPool(pool_dir, cfg.num_players, cfg.p_self, cfg.p_heuristic),
+            opponent_sampler=make_pool(cfg, pool_dir),
         )
         env.reset(seed=base * 1000 + rank)
         if cfg.shaping:
@@ -228,7 +413,7 @@ def make_vector_env(cfg: PPOSelfPlayConfig, pool_dir: str) -> Any:
     kwargs: dict[str, Any] = {
         "learner": "rotate",
         "num_players": cfg.num_players,
-        "opponent_sampler": OpponentPool(pool_dir, cfg.num_players, cfg.p_self, cfg.p_heuristic),
+        "opponent_sampler": make_pool(cfg, pool_dir),
     }
     if cfg.n_envs > 1:
         venv: Any = SubprocDuneVecEnv(cfg.n_envs, cfg.envs_per_process, **kwargs)
@@ -265,14 +450,8 @@ class StrategicShaping(gymnasium.Wrapper):
         self.last_phi = 0.0
 
     def _phi(self) -> float:
-        from dune_env.engine.queries import strategic_controlled
-
-        inner: Any = self.env.unwrapped
-        game = inner.aec.game
-        if game is None or game.terminal:
-            return 0.0
-        faction = game.state.seat_faction[inner.learner_seat]
-        return self.weight * strategic_controlled(game.state, faction)
+        # The environment's public query (0 once the game is over).
+        return self.weight * self.env.get_wrapper_attr("strategic_regions_held")()
 
     def reset(self, **kwargs: Any) -> Any:
         obs, info = self.env.reset(**kwargs)
@@ -287,8 +466,7 @@ class StrategicShaping(gymnasium.Wrapper):
         return obs, shaped, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        inner: Any = self.env.unwrapped
-        return np.asarray(inner.action_masks())
+        return np.asarray(self.env.get_wrapper_attr("action_masks")())
 
 
 # --- 3b. Behaviour-cloning warm start -----------------------------------------------------------
@@ -300,13 +478,10 @@ def collect_demonstrations(
     """(observations, masks, actions, returns) of every decision of `bc_games` games in which
     `bc_policy` plays every seat; the return is the deciding seat's final reward.  With a
     `learner` model (DAgger), the learner's action is played but the demonstrator's recorded."""
-    from dune_env.engine import Game, GameConfig
-    from dune_env.environment.action_table import KIND_OFFSET
-    from dune_env.environment.observer import Observer
-    from dune_env.policies.observation import observation_and_mask
+    from dune_env import dune_v1
     from dune_env.policies.registry import load_policy
 
-    observer = Observer(cfg.num_players)
+    env = dune_v1.raw_env(num_players=cfg.num_players)
     policies = [
         load_policy(cfg.bc_policy, seed=cfg.seed * 100 + s, trust=cfg.trust_checkpoints)
         for s in range(8)
@@ -316,22 +491,29 @@ def collect_demonstrations(
     actions: list[int] = []
     returns: list[float] = []
     for g in range(first_game, first_game + cfg.bc_games):
-        game = Game(GameConfig(num_players=cfg.num_players), seed=cfg.seed * 1_000_003 + g)
+        env.reset(seed=cfg.seed * 1_000_003 + g)
         seats: list[int] = []
-        while not game.terminal:
-            seat = game.state.pending_seat
-            o, m = observation_and_mask(game, seat, observer)
-            option = policies[seat].act(game, seat)
-            offset = KIND_OFFSET[game.state.pending_kind]
-            obs.append(o)
-            masks.append(m.astype(bool))
-            actions.append(offset + option)
+        final = [0.0] * cfg.num_players
+        for agent in env.agent_iter():
+            observation, reward, terminated, truncated, _ = env.last()
+            seat = env.agent_name_mapping[agent]
+            if terminated or truncated:
+                final[seat] = float(reward)  # the game's reward of this seat
+                env.step(None)
+                continue
+            mask = observation["action_mask"].astype(bool)
+            action = env.policy_action(policies[seat])  # the demonstrator's choice
+            obs.append(observation["observation"])
+            masks.append(mask)
+            actions.append(action)
             seats.append(seat)
             if learner is not None:
-                action, _ = learner.predict(o, action_masks=m.astype(bool), deterministic=True)
-                option = int(action) - offset
-            game.apply(option)
-        returns.extend(game.rewards[s] for s in seats)
+                chosen, _ = learner.predict(
+                    observation["observation"], action_masks=mask, deterministic=True
+                )
+                action = int(chosen)
+            env.step(action)
+        returns.extend(final[s] for s in seats)
     return (
         np.asarray(obs, np.float32),
         np.asarray(masks),
@@ -400,17 +582,24 @@ def _fit(
 
 
 def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+    """The run's callback: snapshots, checkpoints, evaluations, the pool's results and the
+    session's throughput (`callback.counts`)."""
+    from stable_baselines3.common.callbacks import BaseCallback
 
     pool_dir = run_dir / "pool"
     ckpt_dir = run_dir / "checkpoints"
 
     class Periodic(BaseCallback):
-        """Snapshots, checkpoints and evaluations, each on its own interval of learner steps."""
+        """Snapshots, checkpoints and evaluations, each on its own interval of learner steps;
+        every finished game's result credited to the opponents it was played against."""
 
         def __init__(self) -> None:
             super().__init__()
             self.next = {"snap": 0, "ckpt": 0, "eval": 0}
+            self.results = PoolResults(pool_dir)
+            self.results.load()  # a resumed run continues its record
+            # Finished games this session: their decisions (all seats) and learner decisions.
+            self.counts = {"games": 0, "decisions": 0, "learner_decisions": 0}
 
         def _on_training_start(self) -> None:
             t = self.num_timesteps
@@ -420,13 +609,42 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
             self.started = time.perf_counter()
             self.start_steps = t
 
+        def _on_rollout_start(self) -> None:
+            import torch
+
+            torch.set_num_threads(1)  # the environment processes use the cores now
+
+        def _on_rollout_end(self) -> None:
+            import torch
+
+            self.results.save()  # the environment processes read it at their next draws
+            torch.set_num_threads(cfg.torch_threads)  # for the update that follows
+
+        def _record_games(self) -> None:
+            for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+                if not done or "final_rewards" not in info:
+                    continue
+                if "opponents" in info:
+                    self.results.record(
+                        info["opponents"], learner_won(info["final_rewards"], info["seat"])
+                    )
+                if "decisions" in info and "episode" in info:
+                    self.counts["games"] += 1
+                    self.counts["decisions"] += int(info["decisions"])
+                    self.counts["learner_decisions"] += int(info["episode"]["l"])
+
         def _on_step(self) -> bool:
+            self._record_games()
             t = self.num_timesteps
             if t >= self.next["snap"]:
                 save_snapshot(self.model, pool_dir, t, cfg.max_pool)
+                self.results.forget_missing(
+                    {p.with_suffix("").name for p in pool_dir.glob("snapshot_*.json")}
+                )
                 self.next["snap"] += cfg.snapshot_interval
             if t >= self.next["ckpt"]:
                 save_checkpoint(self.model, ckpt_dir, cfg.keep_checkpoints)
+                self.results.save()
                 self.next["ckpt"] += cfg.checkpoint_interval
             if self.next["eval"] >= 0 and t >= self.next["eval"]:
                 for name, rate in evaluate_model(self.model, cfg, run_dir).items():
@@ -439,7 +657,10 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
                 )
             return True
 
-    return CallbackList([Periodic()])
+        def _on_training_end(self) -> None:
+            self.results.save()
+
+    return Periodic()
 
 
 def save_model_atomically(model: Any, path: Path) -> None:
@@ -628,12 +849,31 @@ def check_resumable(cfg: PPOSelfPlayConfig, saved: Path) -> None:
         )
 
 
-def train(cfg: PPOSelfPlayConfig) -> Path:
+def env_process_cpu_seconds(venv: Any) -> float | None:
+    """CPU seconds used so far by the environment worker processes of `venv` (read from
+    /proc, Linux only; None elsewhere), 0 when the environments run in this process."""
+    inner = venv
+    while hasattr(inner, "venv"):  # VecMonitor and other VecEnv wrappers
+        inner = inner.venv
+    total = 0.0
+    for process in getattr(inner, "processes", []):
+        try:
+            fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
+    """Train (or resume) the run of `cfg`; returns the final model's path.  `training.json` in
+    the run folder records the session: steps, seconds, CPU seconds and the measured env
+    agent-steps per learner step."""
     import torch
     from sb3_contrib import MaskablePPO
 
     run_name = f"{cfg.config_name}_seed{cfg.seed}"
-    run_dir = Path(cfg.out_dir) / run_name
+    run_dir = cfg.run_dir
     (run_dir / "pool").mkdir(parents=True, exist_ok=True)
     check_resumable(cfg, run_dir / "config.json")
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
@@ -651,7 +891,8 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
         model._setup_lr_schedule()
         model.ent_coef = cfg.ent_coef
         model.tensorboard_log = str(run_dir / "tb")
-        print(f"resuming {run_name} from {model.num_timesteps} steps")
+        if not quiet:
+            print(f"resuming {run_name} from {model.num_timesteps} steps")
     else:
         venv = build_venv(0)
         model = MaskablePPO(
@@ -677,15 +918,22 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
             save_snapshot(model, run_dir / "pool", 0, cfg.max_pool)  # the imitation, frozen
     start_steps = model.num_timesteps
     remaining = cfg.total_timesteps - start_steps
+    callback = build_callbacks(cfg, run_dir)
     start = time.perf_counter()
+    cpu_start = time.process_time()
     if remaining > 0:
         model.learn(
             total_timesteps=remaining,
-            callback=build_callbacks(cfg, run_dir),
+            callback=callback,
             reset_num_timesteps=False,
             tb_log_name=run_name,
         )
     elapsed = time.perf_counter() - start
+    cpu_main = time.process_time() - cpu_start
+    cpu_envs = env_process_cpu_seconds(venv)
+    trained = model.num_timesteps - start_steps
+    counts = callback.counts
+    ratio = counts["decisions"] / counts["learner_decisions"] if counts["games"] else None
     save_checkpoint(model, run_dir / "checkpoints", cfg.keep_checkpoints)
     final = run_dir / "final_model.zip"
     save_model_atomically(model, final)  # to resume or fine-tune (pickle-based)
@@ -697,15 +945,22 @@ def train(cfg: PPOSelfPlayConfig) -> Path:
         json.dumps(
             {
                 "num_timesteps": model.num_timesteps,
+                "learner_steps_this_session": trained,
                 "seconds_this_session": elapsed,
-                "learner_steps_per_second": max(remaining, 0) / elapsed if elapsed else 0.0,
+                "learner_steps_per_second": trained / elapsed if elapsed else 0.0,
+                # Decisions of every seat per learner decision, over the session's games.
+                "agent_steps_per_learner_step": ratio,
+                "agent_steps_per_second": trained * ratio / elapsed if ratio and elapsed else None,
+                "cpu_seconds_this_session": None if cpu_envs is None else cpu_main + cpu_envs,
+                "games_this_session": counts["games"],
                 "session_seed": session_seed(cfg, start_steps),
             },
             indent=2,
         ).encode(),
     )
     venv.close()
-    print(f"saved {final} after {model.num_timesteps} learner steps ({elapsed:.0f} s)")
+    if not quiet:
+        print(f"saved {final} after {model.num_timesteps} learner steps ({elapsed:.0f} s)")
     return final
 
 

@@ -25,19 +25,23 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from training.config_utils import config_from_cli
+from training.config_utils import RunConfig, config_from_cli
 
 
 @dataclass
-class RLlibConfig:
-    """Hyper-parameters of the RLlib run."""
+class RLlibConfig(RunConfig):
+    """Hyper-parameters of the RLlib run (the shared fields are `RunConfig`'s)."""
 
-    num_players: int = 4
-    """Players per game (3-8)."""
-    seed: int = 0
-    """Seed of the run: environments, network initialisation."""
+    config_name: str = "rllib"
+    """Name of the configuration; the run folder is
+    {out_dir}/{config_name}_{num_players}p_seed{seed} (unless `run_name` is set)."""
+    out_dir: str = "runs/rllib"
+    """Where checkpoints and the metrics log go; the run name is appended."""
+    resume: bool = True
+    """Continue from the run's checkpoint if it has one (the iterations already trained count
+    towards `iterations`); false starts the run again."""
     iterations: int = 20
-    """Training iterations (each samples `train_batch_size` environment steps)."""
+    """Training iterations in all (each samples `train_batch_size` environment steps)."""
     train_batch_size: int = 4000
     """Agent steps per training iteration."""
     minibatch_size: int = 256
@@ -58,10 +62,13 @@ class RLlibConfig:
     """Ray address: None starts a local instance; "auto" joins the running cluster."""
     num_cpus: int | None = 2
     """CPUs for a local Ray instance (ignored when joining a cluster)."""
-    out_dir: str = "runs/rllib"
-    """Where checkpoints and the metrics log go; the run name is appended."""
     run_name: str | None = None
-    """Defaults to rllib_{num_players}p_seed{seed}."""
+    """The run folder's name; defaults to {config_name}_{num_players}p_seed{seed}."""
+
+    @property
+    def run_dir(self) -> Path:
+        name = self.run_name or f"{self.config_name}_{self.num_players}p_seed{self.seed}"
+        return Path(self.out_dir) / name
 
 
 # --- The environment, as RLlib's multi-agent API wants it --------------------------------------
@@ -174,8 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = config_from_cli(
         RLlibConfig, sys.argv[1:] if argv is None else argv, "python -m training.rllib_ppo"
     )
-    run_name = cfg.run_name or f"rllib_{cfg.num_players}p_seed{cfg.seed}"
-    out = Path(cfg.out_dir) / run_name
+    out = cfg.run_dir
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
 
@@ -186,11 +192,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         ray.init(address=cfg.address, log_to_driver=False)
     algo = build_algorithm(cfg)
+    checkpoint_dir = (out / "checkpoint").resolve()
+    if cfg.resume and (checkpoint_dir / "rllib_checkpoint.json").is_file():
+        # Trusted: the checkpoint this run wrote in its own run folder (SECURITY.md).
+        algo.restore_from_path(str(checkpoint_dir))
+        print(f"resuming {out.name} after {algo.iteration} iterations")
     log = (out / "metrics.jsonl").open("a")
     start = time.perf_counter()
     try:
-        for iteration in range(1, cfg.iterations + 1):
+        while algo.iteration < cfg.iterations:
             result = algo.train()
+            iteration = algo.iteration
             runners = result.get("env_runners", {})
             row = {
                 "iteration": iteration,
@@ -202,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(json.dumps(row))
-        checkpoint = algo.save(str((out / "checkpoint").resolve()))
+        checkpoint = algo.save(str(checkpoint_dir))
         print(f"checkpoint: {getattr(checkpoint, 'checkpoint', checkpoint)}")
     finally:
         log.close()

@@ -110,6 +110,21 @@ def reseed_opponents(opponents: Sequence[Any], game_seed: int) -> None:
             reseed((game_seed * 16 + seat) % 2**64)
 
 
+def policy_labels(opponents: Sequence[Any], learner: int) -> list[str | None]:
+    """The name of the policy at each seat, for the final info of an episode: "random" for a
+    seat without a policy, the policy's `name` (or its type's name) otherwise, None at the
+    learner's seat.  Opponent pools use it to credit each result to the opponents played."""
+    labels: list[str | None] = []
+    for seat, policy in enumerate(opponents):
+        if seat == learner:
+            labels.append(None)
+        elif policy is None:
+            labels.append("random")
+        else:
+            labels.append(str(getattr(policy, "name", None) or type(policy).__name__))
+    return labels
+
+
 def draw_game_seed(rng: np.random.Generator) -> int:
     """The seed of the next game, from the environment's seeded generator."""
     return int(rng.integers(_MAX_GAME_SEED))

@@ -20,6 +20,9 @@
 - Illegal actions do not raise (Gymnasium's and SB3's env checkers step unmasked random
   actions): the episode ends at once with `illegal_penalty` for the learner
   (`info["illegal_action"]` is set).  Out-of-range or non-integer actions still raise.
+- The info of the step that ends a game has `final_rewards` (every seat's), `decisions` (of
+  every seat in the game) and `opponents` (the name of the policy at each seat, "random" for a
+  seat without one, None at the learner's), e.g. to credit results to the opponents played.
 - `learner="rotate"`: the learning seat moves one seat clockwise every episode; a reset with a
   seed restarts the rotation at seat 0, so seeded resets are reproducible.
 """
@@ -42,6 +45,7 @@ from .seating import (
     draw_game_seed,
     parse_learner,
     parse_opponents,
+    policy_labels,
     reseed_opponents,
 )
 
@@ -136,6 +140,18 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         """The learner's legal actions as a bool array (MaskablePPO's hook)."""
         return self._mask.copy()
 
+    def strategic_regions_held(self, seat: int | None = None) -> int:
+        """Strategic regions controlled by the faction of `seat` (default: the learner's) now,
+        public information (DEF-6, END-1); 0 before a game, after it, or before the seat has a
+        faction.  Training uses it for reward shaping without reaching into the engine."""
+        game = self.aec.game
+        if game is None or game.terminal:
+            return 0
+        from ..engine.rules import strategic_controlled
+
+        faction = game.state.seat_faction[self.learner_seat if seat is None else seat]
+        return strategic_controlled(game.state, faction) if faction >= 0 else 0
+
     def render(self) -> None | np.ndarray | str:  # type: ignore[override]
         return self.aec.render()
 
@@ -178,6 +194,9 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.aec.infos.get(self.aec.possible_agents[self.learner_seat], {}))
-        if self._over and self.aec.game is not None and self.aec.game.terminal:
-            info["final_rewards"] = list(self.aec.game.rewards)
+        game = self.aec.game
+        if self._over and game is not None and game.terminal:
+            info["final_rewards"] = list(game.rewards)
+            info["decisions"] = game.state.decision_count
+            info["opponents"] = policy_labels(self._opponents, self.learner_seat)
         return info

@@ -41,6 +41,7 @@ from ..environment.seating import (
     is_engine_policy,
     parse_learner,
     parse_opponents,
+    policy_labels,
     reseed_opponents,
 )
 from ..policies.observation import ObservationPolicy, ObservationPolicyError
@@ -234,6 +235,8 @@ class BatchedGames:
         }
         if state.phase == _GAME_OVER:
             info["final_rewards"] = list(state.rewards)
+            info["decisions"] = state.decision_count
+            info["opponents"] = policy_labels(sub.opponents, seat)
         if extra:
             info.update(extra)
         self._finals[i] = (final_obs, info)

@@ -11,7 +11,8 @@
   one row per sub-env, which is how sb3-contrib's `get_action_masks` reads them.
 - Autoreset as every SB3 VecEnv: a finished sub-env starts its next episode in the same
   step; its last observation is `infos[i]["terminal_observation"]`, with `final_rewards`,
-  `seat`, `faction_name` (and `illegal_action` under illegal_action="penalize").
+  `decisions`, `opponents` (as `DuneSingleAgentEnv`'s final info), `seat`, `faction_name`
+  (and `illegal_action` under illegal_action="penalize").
 - Sub-env attributes for `get_attr` / `env_method`: `learner_seat`, `game`, `num_players`,
   `render_mode`, `illegal_action`, `observation_space`, `action_space`, `action_masks()`.
 """
