@@ -27,7 +27,7 @@ BUILTIN_POLICIES: dict[str, str] = {
     "economic-eps20": "dune_env.policies.epsilon:EconomicEps20",
 }
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
-# name -> shipped model in the safe format (see docs/model_card_ppo_4p.md).
+# name -> shipped model in the safe format (see docs/models/ppo-4p.md).
 SHIPPED_MODELS: dict[str, str] = {
     "ppo-4p": "ppo_4p.safetensors",
 }
