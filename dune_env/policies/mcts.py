@@ -52,23 +52,28 @@ rotated): 23/80 wins vs 3x aggressive (aggressive in the same seats: 19/80) and 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
-from ..engine import Game, GameState, Phase
+from ..engine import Game, GameConfig, GameState, Phase
 from ..engine.constants import CARD, NO_ONE, Faction
 from ..engine.decisions import DecisionKind
+from ..engine.game import apply_legal, legal_options
 from ..engine.rng import DiceRng
 from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
+from .heuristics.strategist import StrategistPolicy
 from .information import visible_game
 
 _ROLLOUTS: dict[str, type[HeuristicPolicy]] = {
     "aggressive": AggressivePolicy,
     "economic": EconomicPolicy,
+    "strategist": StrategistPolicy,
 }
 _FIX_DICE = int(DecisionKind.FIX_DICE)
+_GAME_OVER = int(Phase.GAME_OVER)
 
 SEARCHED_KINDS: frozenset[int] = frozenset(
     int(k)
@@ -169,6 +174,11 @@ class MCTSPolicy(SeededPolicy):
         self.max_rollout_decisions = max_rollout_decisions
         self.searched_kinds = SEARCHED_KINDS if searched_kinds is None else searched_kinds
         self.default = _ROLLOUTS[rollout](seed)
+        # The heuristic's handler table, called directly in simulations (see `_decide`), unless
+        # a subclass decides differently.
+        plain = type(self.default).act is HeuristicPolicy.act
+        self._handlers = self.default.handler_table() if plain else None
+        self._quiet_configs: dict[GameConfig, GameConfig] = {}
         self.last_iterations = 0
 
     def act(self, game: Game, seat: int) -> int:
@@ -236,6 +246,7 @@ class MCTSPolicy(SeededPolicy):
         g = visible_game(game, seat, DiceRng(seed))
         self.default.reseed(seed)
         s = g.state
+        s.config = self._quiet(s.config)
         node = root.children.get(first)
         if node is None:
             node = root.children[first] = _Node()
@@ -243,32 +254,30 @@ class MCTSPolicy(SeededPolicy):
         g.apply(first[1])
         path = [root, node]
         expanded = node.visits == 0
-        default = self.default
+        decide = self._decide
         searched = self.searched_kinds
-        while not g.terminal:
+        while not expanded and s.phase != _GAME_OVER:
             decider = s.pending_seat
             kind = s.pending_kind
-            if expanded:
-                break
             if decider != seat or kind not in searched:
-                g.apply(default.act(g, decider))
+                apply_legal(s, decide(s, decider))
                 continue
-            options = g.legal_options()
+            options = legal_options(s)
             if len(options) == 1:
-                g.apply(options[0])
+                apply_legal(s, options[0])
                 continue
-            preferred = default.act(g, decider)
+            preferred = decide(s, decider)
             candidates = self._candidates(kind, list(options), preferred)
             if len(candidates) == 1:
-                g.apply(preferred)
+                apply_legal(s, preferred)
                 continue
             best_option, best_child = self._select(node, kind, candidates, preferred)
             if best_child.visits == 0:
                 expanded = True
-            g.apply(best_option)
+            apply_legal(s, best_option)
             node = best_child
             path.append(node)
-        value = self._rollout(g, seat)
+        value = self._rollout(s, seat)
         for visited in path:
             visited.visits += 1
             visited.total += value
@@ -300,17 +309,35 @@ class MCTSPolicy(SeededPolicy):
         assert best_child is not None
         return best_option, best_child
 
-    def _rollout(self, g: Game, seat: int) -> float:
-        s = g.state
-        default = self.default
+    def _quiet(self, config: GameConfig) -> GameConfig:
+        """`config` without the event log: no simulation reads events, and recording them
+        costs about a tenth of a rollout.  Nothing else changes, so neither do the games."""
+        if not config.record_events:
+            return config
+        quiet = self._quiet_configs.get(config)
+        if quiet is None:
+            quiet = self._quiet_configs[config] = dataclasses.replace(config, record_events=False)
+        return quiet
+
+    def _decide(self, s: GameState, seat: int) -> int:
+        """`self.default.act` on the bare state: the same choice without the `Game` wrapper
+        and the copy of the legal options (the heuristics never modify them)."""
+        options = legal_options(s)
+        if len(options) == 1:
+            return options[0]
+        if self._handlers is None:
+            return self.default.act(Game.from_state(s), seat)
+        return self._handlers[s.pending_kind](self.default.style, s, seat, options)
+
+    def _rollout(self, s: GameState, seat: int) -> float:
+        decide = self._decide
         limit = self.max_rollout_decisions
         steps = 0
-        while not g.terminal:
+        while s.phase != _GAME_OVER:
             if limit and steps >= limit:
                 values = evaluate(s)
                 break
-            decider = s.pending_seat
-            g.apply(default.act(g, decider))
+            apply_legal(s, decide(s, s.pending_seat))
             steps += 1
         else:
             values = list(s.rewards)
@@ -318,4 +345,31 @@ class MCTSPolicy(SeededPolicy):
         return (values[seat] - loss) / (win - loss) if win != loss else 0.0
 
 
-__all__ = ["MCTSPolicy", "SEARCHED_KINDS", "dice_candidates", "evaluate"]
+class _StrategistMCTS(MCTSPolicy):
+    """MCTS on the strategist heuristic (prior, unsearched decisions and rollouts) at a fixed
+    budget; the registered names `mcts-strategist-N` (docs/baselines.md, the budget curve)."""
+
+    budget = 24
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed, iterations=self.budget, rollout="strategist")
+        self.name = f"mcts-strategist-{self.budget}"
+
+
+class StrategistMCTS8(_StrategistMCTS):
+    budget = 8
+
+
+class StrategistMCTS32(_StrategistMCTS):
+    budget = 32
+
+
+class StrategistMCTS128(_StrategistMCTS):
+    budget = 128
+
+
+__all__ = [
+    "StrategistMCTS8",
+    "StrategistMCTS32",
+    "StrategistMCTS128",
+    "MCTSPolicy", "SEARCHED_KINDS", "dice_candidates", "evaluate"]

@@ -22,6 +22,10 @@ BUILTIN_POLICIES: dict[str, str] = {
     "economic": "dune_env.policies.heuristics:EconomicPolicy",
     "strategist": "dune_env.policies.heuristics.strategist:StrategistPolicy",
     "mcts": "dune_env.policies.mcts:MCTSPolicy",
+    # MCTS on the strategist at three budgets (iterations per searched decision)
+    "mcts-strategist-8": "dune_env.policies.mcts:StrategistMCTS8",
+    "mcts-strategist-32": "dune_env.policies.mcts:StrategistMCTS32",
+    "mcts-strategist-128": "dune_env.policies.mcts:StrategistMCTS128",
     # weakened copies (20% of decisions at random), to measure a benchmark's power
     "aggressive-eps20": "dune_env.policies.epsilon:AggressiveEps20",
     "economic-eps20": "dune_env.policies.epsilon:EconomicEps20",
