@@ -157,6 +157,7 @@ class MCTSPolicy(SeededPolicy):
         rollout: str = "aggressive",
         max_rollout_decisions: int = 0,
         searched_kinds: frozenset[int] | None = None,
+        reuse_tree: bool = False,
     ) -> None:
         super().__init__(seed)
         if iterations < 1 and time_limit is None:
@@ -179,7 +180,16 @@ class MCTSPolicy(SeededPolicy):
         plain = type(self.default).act is HeuristicPolicy.act
         self._handlers = self.default.handler_table() if plain else None
         self._quiet_configs: dict[GameConfig, GameConfig] = {}
+        self.reuse_tree = reuse_tree
+        # After a search: (seat, the history it searched from, the option played, the subtree
+        # below it), for `_reusable_root`.
+        self._kept: tuple[int, list[tuple[int, ...]], int, _Node] | None = None
         self.last_iterations = 0
+        self.last_reused_visits = 0
+
+    def reseed(self, seed: int) -> None:
+        super().reseed(seed)
+        self._kept = None
 
     def act(self, game: Game, seat: int) -> int:
         options = game.legal_options()
@@ -195,7 +205,10 @@ class MCTSPolicy(SeededPolicy):
         if len(candidates) == 1:
             self.last_iterations = 0
             return preferred
-        root = _Node()
+        root = self._reusable_root(state, seat) if self.reuse_tree else None
+        self.last_reused_visits = 0 if root is None else root.visits
+        if root is None:
+            root = _Node()
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         budget = self.iterations if self.iterations > 0 else 1 << 62
         survivors = list(candidates)
@@ -219,7 +232,32 @@ class MCTSPolicy(SeededPolicy):
             if r < rounds - 1:
                 survivors = survivors[: (len(survivors) + 1) // 2]
         self.last_iterations = done
-        return survivors[0]
+        choice = survivors[0]
+        if self.reuse_tree:
+            below = root.children.get((kind, choice))
+            history = [tuple(row) for row in state.history]
+            self._kept = None if below is None else (seat, history, choice, below)
+        return choice
+
+    def _reusable_root(self, state: GameState, seat: int) -> _Node | None:
+        """The subtree kept from this seat's last search, if it is valid here: the game went on
+        from the searched position by exactly the option played, with no chance outcome and
+        no other decision since (the history shows both), so this decision's information set
+        is the one the subtree's determinisations were drawn for.  Otherwise None."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        kept_seat, history, choice, below = kept
+        rows = state.history
+        n = len(history)
+        if kept_seat != seat or len(rows) != n + 1:
+            return None
+        last = rows[n]
+        if len(last) != 4 or last[0] != seat or last[2] != choice or last[3]:
+            return None  # a chance outcome, a forced row or another option since
+        if any(tuple(rows[i]) != history[i] for i in range(n - 1, -1, -1)):
+            return None  # another game, or a chance outcome appended to the searched row
+        return below
 
     @staticmethod
     def _ranked(root: _Node, kind: int, options: list[int], preferred: int) -> list[int]:
@@ -356,20 +394,20 @@ class _StrategistMCTS(MCTSPolicy):
         self.name = f"mcts-strategist-{self.budget}"
 
 
-class StrategistMCTS8(_StrategistMCTS):
-    budget = 8
+class StrategistMCTS4(_StrategistMCTS):
+    budget = 4
 
 
-class StrategistMCTS32(_StrategistMCTS):
-    budget = 32
+class StrategistMCTS16(_StrategistMCTS):
+    budget = 16
 
 
-class StrategistMCTS128(_StrategistMCTS):
-    budget = 128
+class StrategistMCTS64(_StrategistMCTS):
+    budget = 64
 
 
 __all__ = [
-    "StrategistMCTS8",
-    "StrategistMCTS32",
-    "StrategistMCTS128",
+    "StrategistMCTS4",
+    "StrategistMCTS16",
+    "StrategistMCTS64",
     "MCTSPolicy", "SEARCHED_KINDS", "dice_candidates", "evaluate"]

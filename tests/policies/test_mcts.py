@@ -165,3 +165,50 @@ def test_finds_the_winning_target(rollout: str) -> None:
     )
     policy = MCTSPolicy(seed=1, iterations=16, rollout=rollout)
     assert policy.act(game, game.state.pending_seat) == Region.CARTHAG
+
+
+def _searched_game(policy: MCTSPolicy, seed: int) -> list[tuple[bool, int]]:
+    """Play a 4-player game with `policy` in seat 1 (heuristics elsewhere); for each of its
+    searches: (whether the game went on from its previous search by exactly the option played,
+    with no chance outcome nor other decision since; the visits it reused)."""
+    game = Game(GameConfig(num_players=4), seed=seed)
+    others = [AggressivePolicy(0), None, EconomicPolicy(2), AggressivePolicy(3)]
+    previous: tuple[int, int] | None = None  # (history length at the search, option played)
+    out = []
+    while not game.terminal:
+        seat = game.state.pending_seat
+        if seat != 1:
+            player = others[seat]
+            assert player is not None
+            game.apply(player.act(game, seat))
+            continue
+        rows = game.state.history
+        option = policy.act(game, seat)
+        if policy.last_iterations:
+            follows = (
+                previous is not None
+                and len(rows) == previous[0] + 1
+                and list(rows[-1]) == [seat, rows[-1][1], previous[1], 0]
+            )
+            out.append((follows, policy.last_reused_visits))
+            previous = (len(rows), option)
+        game.apply(option)
+    return out
+
+
+def test_tree_reused_only_when_nothing_happened_since() -> None:
+    """The subtree below the option played is reused exactly when the next search of the seat
+    comes right after it: no chance outcome (dice, ROLL-1) and no other decision between, so the
+    information set is the one its determinisations were drawn for."""
+    searches = _searched_game(MCTSPolicy(seed=4, iterations=6, reuse_tree=True), seed=11)
+    assert any(follows for follows, _ in searches)
+    assert any(not follows for follows, _ in searches)
+    for follows, reused in searches:
+        assert (reused > 0) == follows
+
+
+def test_tree_reuse_is_deterministic_and_off_by_default() -> None:
+    first = _searched_game(MCTSPolicy(seed=4, iterations=6, reuse_tree=True), seed=12)
+    assert first == _searched_game(MCTSPolicy(seed=4, iterations=6, reuse_tree=True), seed=12)
+    plain = _searched_game(MCTSPolicy(seed=4, iterations=6), seed=12)
+    assert all(reused == 0 for _, reused in plain)
