@@ -1,6 +1,8 @@
 """Information-set Monte Carlo tree search (`MCTSPolicy`, name "mcts").
 
-The search improves on a fast heuristic (`rollout`, default "aggressive"): the heuristic plays
+The search improves on a fast heuristic (`rollout`: "aggressive" (default), "economic" or
+"strategist"; the registered `mcts-strategist-4`, `-16`, `-64` search on the strategist with 4,
+16 and 64 iterations, docs/baselines.md has their budget curve): the heuristic plays
 every decision that is not worth a search, serves as the prior of the search and plays the
 rollouts.  A decision of the searching seat is *searched* when its kind is strategically
 meaningful (`SEARCHED_KINDS`: dice to keep, alliance offer and answer, Kanly, landing, move
@@ -39,15 +41,27 @@ best survivor; ties go to the heuristic's choice.
    `max_rollout_decisions` > 0 cuts rollouts short, then `evaluate` scores the position.
 4. **Back up** the searching seat's reward, mapped to [0, 1] (1 = win).
 
+**Simulations run on the bare state**: the determinised clone's configuration has the event log
+switched off (no policy reads events), and the heuristic's handlers and the engine's
+`apply_legal` are called directly, without the `Game` wrapper, the copy of the legal options
+and the re-check of an option the heuristic took from them.  The games simulated, hence the
+decisions, are the same as through the public API (`benchmarks/bench_mcts.py --compare-ref`
+checks it); most of an iteration is the heuristic's and the engine's own work.
+
+**Tree reuse** (`reuse_tree=True`, off by default).  The tree is open-loop: an edge is a
+(kind, option) pair, whatever chance did before it, so after a die roll or another seat's
+decision the subtree below the option played mixes positions this seat can now tell apart.
+It is reused only when the seat's next search comes right after the option played, with no
+chance outcome and no other decision between (the history shows both; about half of the
+strategist's searched decisions at 4 players, e.g. a move after its target): then the
+information set is the one its determinisations were drawn for, and its visits are kept on top
+of the new iterations.  The default `mcts` and the measured budget curve do not use it.
+
 With iterations alone the policy is deterministic given its seed; with a `time_limit` (seconds,
 checked after each determinisation) the result depends on the machine's speed.
 
-Default budget: 24 iterations (rollouts to the end) per searched decision.  Measured at 4
-players (two benchmark processes on two cores): 134-142 ms per MCTS decision on average over
-all its decisions, searched or not (early searched decisions cost more, their rollouts are
-longer), about 10.5-11 s per game with one MCTS seat.  Strength at this budget (80 games, seats
-rotated): 23/80 wins vs 3x aggressive (aggressive in the same seats: 19/80) and 15/80 vs
-3x economic (economic in the same seats: 22/80): not yet separable from the heuristics.
+Default budget: 24 iterations (rollouts to the end) per searched decision.  Speed and strength
+by budget: docs/baselines.md (MCTS); `benchmarks/bench_mcts.py` prints iterations/s.
 """
 
 from __future__ import annotations
