@@ -9,7 +9,8 @@ Positions: 4-player games (seeds 0, 1, ...) played by `aggressive` in every seat
 is kept until `--positions` are collected.  Each position is searched once by a fresh
 `MCTSPolicy(seed=position index, iterations=N)` for the seat to move.  Printed: iterations/s,
 ms per searched decision, and the chosen options (with a digest), so two implementations can be
-checked for the same decisions.  `--compare-ref REF` also loads `dune_env/policies/mcts.py`
+checked for the same decisions.  Times are the searching process's CPU time (the machine is
+shared; wall time would count the other processes).  `--compare-ref REF` also loads `dune_env/policies/mcts.py`
 as it was at git revision REF and runs it on the same positions (alternating, so both see the
 same machine load), then prints the speed ratio and how many decisions agree.
 """
@@ -82,9 +83,9 @@ def search(
 ) -> tuple[int, int, float]:
     policy = module.MCTSPolicy(seed=index, iterations=iterations, **options)
     seat = game.state.pending_seat
-    start = time.perf_counter()
+    start = time.process_time()
     option = policy.act(game, seat)
-    return option, policy.last_iterations, time.perf_counter() - start
+    return option, policy.last_iterations, time.process_time() - start
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -140,7 +141,7 @@ def main() -> None:
     for label in modules:
         print(
             f"{label:>16}: {iters[label] / spent[label]:8.1f} iterations/s, "
-            f"{1000 * spent[label] / len(games):7.1f} ms per searched decision, "
+            f"{1000 * spent[label] / len(games):7.1f} ms per searched decision (CPU time), "
             f"decisions {digest(chosen[label])} {chosen[label]}"
         )
     if args.compare_ref:
