@@ -10,9 +10,10 @@ is kept until `--positions` are collected.  Each position is searched once by a 
 `MCTSPolicy(seed=position index, iterations=N)` for the seat to move.  Printed: iterations/s,
 ms per searched decision, and the chosen options (with a digest), so two implementations can be
 checked for the same decisions.  Times are the searching process's CPU time (the machine is
-shared; wall time would count the other processes).  `--compare-ref REF` also loads `dune_env/policies/mcts.py`
-as it was at git revision REF and runs it on the same positions (alternating, so both see the
-same machine load), then prints the speed ratio and how many decisions agree.
+shared; wall time would count the other processes).  `--compare-ref REF` also loads
+`dune_env/policies/mcts.py` as it was at git revision REF and runs it on the same positions
+(alternating, so both see the same machine load), then prints the speed ratio and how many
+decisions agree.
 """
 
 from __future__ import annotations

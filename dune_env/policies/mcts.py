@@ -424,4 +424,8 @@ __all__ = [
     "StrategistMCTS4",
     "StrategistMCTS16",
     "StrategistMCTS64",
-    "MCTSPolicy", "SEARCHED_KINDS", "dice_candidates", "evaluate"]
+    "MCTSPolicy",
+    "SEARCHED_KINDS",
+    "dice_candidates",
+    "evaluate",
+]
