@@ -1,6 +1,8 @@
 """Information-set Monte Carlo tree search (`MCTSPolicy`, name "mcts").
 
-The search improves on a fast heuristic (`rollout`, default "aggressive"): the heuristic plays
+The search improves on a fast heuristic (`rollout`: "aggressive" (default), "economic" or
+"strategist"; the registered `mcts-strategist-4`, `-16`, `-64` search on the strategist with 4,
+16 and 64 iterations, docs/baselines.md has their budget curve): the heuristic plays
 every decision that is not worth a search, serves as the prior of the search and plays the
 rollouts.  A decision of the searching seat is *searched* when its kind is strategically
 meaningful (`SEARCHED_KINDS`: dice to keep, alliance offer and answer, Kanly, landing, move
@@ -39,36 +41,54 @@ best survivor; ties go to the heuristic's choice.
    `max_rollout_decisions` > 0 cuts rollouts short, then `evaluate` scores the position.
 4. **Back up** the searching seat's reward, mapped to [0, 1] (1 = win).
 
+**Simulations run on the bare state**: the determinised clone's configuration has the event log
+switched off (no policy reads events), and the heuristic's handlers and the engine's
+`apply_legal` are called directly, without the `Game` wrapper, the copy of the legal options
+and the re-check of an option the heuristic took from them.  The games simulated, hence the
+decisions, are the same as through the public API (`benchmarks/bench_mcts.py --compare-ref`
+checks it); most of an iteration is the heuristic's and the engine's own work.
+
+**Tree reuse** (`reuse_tree=True`, off by default).  The tree is open-loop: an edge is a
+(kind, option) pair, whatever chance did before it, so after a die roll or another seat's
+decision the subtree below the option played mixes positions this seat can now tell apart.
+It is reused only when the seat's next search comes right after the option played, with no
+chance outcome and no other decision between (the history shows both; about half of the
+strategist's searched decisions at 4 players, e.g. a move after its target): then the
+information set is the one its determinisations were drawn for, and its visits are kept on top
+of the new iterations.  The default `mcts` and the measured budget curve do not use it.
+
 With iterations alone the policy is deterministic given its seed; with a `time_limit` (seconds,
 checked after each determinisation) the result depends on the machine's speed.
 
-Default budget: 24 iterations (rollouts to the end) per searched decision.  Measured at 4
-players (two benchmark processes on two cores): 134-142 ms per MCTS decision on average over
-all its decisions, searched or not (early searched decisions cost more, their rollouts are
-longer), about 10.5-11 s per game with one MCTS seat.  Strength at this budget (80 games, seats
-rotated): 23/80 wins vs 3x aggressive (aggressive in the same seats: 19/80) and 15/80 vs
-3x economic (economic in the same seats: 22/80): not yet separable from the heuristics.
+Default budget: 24 iterations (rollouts to the end) per searched decision.  Speed and strength
+by budget: docs/baselines.md (MCTS); `benchmarks/bench_mcts.py` prints iterations/s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
-from ..engine import Game, GameState, Phase
+from ..engine import Game, GameConfig, GameState, Phase
 from ..engine.constants import CARD, NO_ONE, Faction
 from ..engine.decisions import DecisionKind
+from ..engine.game import apply_legal, legal_options
 from ..engine.information import resample as visible_game
+from ..engine.records import HistoryRow
 from ..engine.rng import DiceRng
 from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
+from .heuristics.strategist import StrategistPolicy
 
 _ROLLOUTS: dict[str, type[HeuristicPolicy]] = {
     "aggressive": AggressivePolicy,
     "economic": EconomicPolicy,
+    "strategist": StrategistPolicy,
 }
 _FIX_DICE = int(DecisionKind.FIX_DICE)
+_GAME_OVER = int(Phase.GAME_OVER)
 
 SEARCHED_KINDS: frozenset[int] = frozenset(
     int(k)
@@ -152,6 +172,7 @@ class MCTSPolicy(SeededPolicy):
         rollout: str = "aggressive",
         max_rollout_decisions: int = 0,
         searched_kinds: frozenset[int] | None = None,
+        reuse_tree: bool = False,
     ) -> None:
         super().__init__(seed)
         if iterations < 1 and time_limit is None:
@@ -169,7 +190,21 @@ class MCTSPolicy(SeededPolicy):
         self.max_rollout_decisions = max_rollout_decisions
         self.searched_kinds = SEARCHED_KINDS if searched_kinds is None else searched_kinds
         self.default = _ROLLOUTS[rollout](seed)
+        # The heuristic's handler table, called directly in simulations (see `_decide`), unless
+        # a subclass decides differently.
+        plain = type(self.default).act is HeuristicPolicy.act
+        self._handlers = self.default.handler_table() if plain else None
+        self._quiet_configs: dict[GameConfig, GameConfig] = {}
+        self.reuse_tree = reuse_tree
+        # After a search: (seat, the history it searched from, the option played, the subtree
+        # below it), for `_reusable_root`.
+        self._kept: tuple[int, list[HistoryRow], int, _Node] | None = None
         self.last_iterations = 0
+        self.last_reused_visits = 0
+
+    def reseed(self, seed: int) -> None:
+        super().reseed(seed)
+        self._kept = None
 
     def act(self, game: Game, seat: int) -> int:
         options = game.legal_options()
@@ -185,7 +220,10 @@ class MCTSPolicy(SeededPolicy):
         if len(candidates) == 1:
             self.last_iterations = 0
             return preferred
-        root = _Node()
+        root = self._reusable_root(state, seat) if self.reuse_tree else None
+        self.last_reused_visits = 0 if root is None else root.visits
+        if root is None:
+            root = _Node()
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         budget = self.iterations if self.iterations > 0 else 1 << 62
         survivors = list(candidates)
@@ -209,7 +247,32 @@ class MCTSPolicy(SeededPolicy):
             if r < rounds - 1:
                 survivors = survivors[: (len(survivors) + 1) // 2]
         self.last_iterations = done
-        return survivors[0]
+        choice = survivors[0]
+        if self.reuse_tree:
+            below = root.children.get((kind, choice))
+            history = [row.frozen() for row in state.history]
+            self._kept = None if below is None else (seat, history, choice, below)
+        return choice
+
+    def _reusable_root(self, state: GameState, seat: int) -> _Node | None:
+        """The subtree kept from this seat's last search, if it is valid here: the game went on
+        from the searched position by exactly the option played, with no chance outcome and
+        no other decision since (the history shows both), so this decision's information set
+        is the one the subtree's determinisations were drawn for.  Otherwise None."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        kept_seat, history, choice, below = kept
+        rows = state.history
+        n = len(history)
+        if kept_seat != seat or len(rows) != n + 1:
+            return None
+        last = rows[n]
+        if last.seat != seat or last.option != choice or last.forced or last.chance:
+            return None  # a chance outcome, a forced row or another option since
+        if any(rows[i].frozen() != history[i] for i in range(n - 1, -1, -1)):
+            return None  # another game, or a chance outcome appended to the searched row
+        return below
 
     @staticmethod
     def _ranked(root: _Node, kind: int, options: list[int], preferred: int) -> list[int]:
@@ -236,6 +299,7 @@ class MCTSPolicy(SeededPolicy):
         g = visible_game(game, seat, DiceRng(seed))
         self.default.reseed(seed)
         s = g.state
+        s.config = self._quiet(s.config)
         node = root.children.get(first)
         if node is None:
             node = root.children[first] = _Node()
@@ -243,32 +307,30 @@ class MCTSPolicy(SeededPolicy):
         g.apply(first[1])
         path = [root, node]
         expanded = node.visits == 0
-        default = self.default
+        decide = self._decide
         searched = self.searched_kinds
-        while not g.terminal:
+        while not expanded and s.phase != _GAME_OVER:
             decider = s.pending_seat
             kind = s.pending_kind
-            if expanded:
-                break
             if decider != seat or kind not in searched:
-                g.apply(default.act(g, decider))
+                apply_legal(s, decide(s, decider))
                 continue
-            options = g.legal_options()
+            options = legal_options(s)
             if len(options) == 1:
-                g.apply(options[0])
+                apply_legal(s, options[0])
                 continue
-            preferred = default.act(g, decider)
+            preferred = decide(s, decider)
             candidates = self._candidates(kind, list(options), preferred)
             if len(candidates) == 1:
-                g.apply(preferred)
+                apply_legal(s, preferred)
                 continue
             best_option, best_child = self._select(node, kind, candidates, preferred)
             if best_child.visits == 0:
                 expanded = True
-            g.apply(best_option)
+            apply_legal(s, best_option)
             node = best_child
             path.append(node)
-        value = self._rollout(g, seat)
+        value = self._rollout(s, seat)
         for visited in path:
             visited.visits += 1
             visited.total += value
@@ -300,17 +362,35 @@ class MCTSPolicy(SeededPolicy):
         assert best_child is not None
         return best_option, best_child
 
-    def _rollout(self, g: Game, seat: int) -> float:
-        s = g.state
-        default = self.default
+    def _quiet(self, config: GameConfig) -> GameConfig:
+        """`config` without the event log: no simulation reads events, and recording them
+        costs about a tenth of a rollout.  Nothing else changes, so neither do the games."""
+        if not config.record_events:
+            return config
+        quiet = self._quiet_configs.get(config)
+        if quiet is None:
+            quiet = self._quiet_configs[config] = dataclasses.replace(config, record_events=False)
+        return quiet
+
+    def _decide(self, s: GameState, seat: int) -> int:
+        """`self.default.act` on the bare state: the same choice without the `Game` wrapper
+        and the copy of the legal options (the heuristics never modify them)."""
+        options = legal_options(s)
+        if len(options) == 1:
+            return options[0]
+        if self._handlers is None:
+            return self.default.act(Game.from_state(s), seat)
+        return self._handlers[s.pending_kind](self.default.style, s, seat, options)
+
+    def _rollout(self, s: GameState, seat: int) -> float:
+        decide = self._decide
         limit = self.max_rollout_decisions
         steps = 0
-        while not g.terminal:
+        while s.phase != _GAME_OVER:
             if limit and steps >= limit:
                 values = evaluate(s)
                 break
-            decider = s.pending_seat
-            g.apply(default.act(g, decider))
+            apply_legal(s, decide(s, s.pending_seat))
             steps += 1
         else:
             values = list(s.rewards)
@@ -318,4 +398,35 @@ class MCTSPolicy(SeededPolicy):
         return (values[seat] - loss) / (win - loss) if win != loss else 0.0
 
 
-__all__ = ["MCTSPolicy", "SEARCHED_KINDS", "dice_candidates", "evaluate"]
+class _StrategistMCTS(MCTSPolicy):
+    """MCTS on the strategist heuristic (prior, unsearched decisions and rollouts) at a fixed
+    budget; the registered names `mcts-strategist-N` (docs/baselines.md, the budget curve)."""
+
+    budget = 24
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed, iterations=self.budget, rollout="strategist")
+        self.name = f"mcts-strategist-{self.budget}"
+
+
+class StrategistMCTS4(_StrategistMCTS):
+    budget = 4
+
+
+class StrategistMCTS16(_StrategistMCTS):
+    budget = 16
+
+
+class StrategistMCTS64(_StrategistMCTS):
+    budget = 64
+
+
+__all__ = [
+    "StrategistMCTS4",
+    "StrategistMCTS16",
+    "StrategistMCTS64",
+    "MCTSPolicy",
+    "SEARCHED_KINDS",
+    "dice_candidates",
+    "evaluate",
+]

@@ -22,6 +22,10 @@ BUILTIN_POLICIES: dict[str, str] = {
     "economic": "dune_env.policies.heuristics:EconomicPolicy",
     "strategist": "dune_env.policies.heuristics.strategist:StrategistPolicy",
     "mcts": "dune_env.policies.mcts:MCTSPolicy",
+    # MCTS on the strategist at three budgets (iterations per searched decision)
+    "mcts-strategist-4": "dune_env.policies.mcts:StrategistMCTS4",
+    "mcts-strategist-16": "dune_env.policies.mcts:StrategistMCTS16",
+    "mcts-strategist-64": "dune_env.policies.mcts:StrategistMCTS64",
     # weakened copies (20% of decisions at random), to measure a benchmark's power
     "aggressive-eps20": "dune_env.policies.epsilon:AggressiveEps20",
     "economic-eps20": "dune_env.policies.epsilon:EconomicEps20",

@@ -107,7 +107,8 @@ def test_evaluate_is_a_reward_vector() -> None:
     assert evaluate(game.state) == game.rewards
 
 
-def test_choice_does_not_depend_on_the_bg_prediction() -> None:
+@pytest.mark.parametrize("rollout", ["aggressive", "strategist"])
+def test_choice_does_not_depend_on_the_bg_prediction(rollout: str) -> None:
     factions = (Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN, Faction.CORRINO, 6)
     config = GameConfig(num_players=5, faction_mode="assigned", factions=factions)
     game = Game(config, seed=6)
@@ -120,11 +121,12 @@ def test_choice_does_not_depend_on_the_bg_prediction() -> None:
     assert a.pending is not None
     seat = a.pending.seat
     assert seat != a.state.faction_seat[Faction.BENE_GESSERIT]
-    choice_a = MCTSPolicy(seed=3, iterations=12).act(a, seat)
-    assert choice_a == MCTSPolicy(seed=3, iterations=12).act(b, seat)
+    choice_a = MCTSPolicy(seed=3, iterations=12, rollout=rollout).act(a, seat)
+    assert choice_a == MCTSPolicy(seed=3, iterations=12, rollout=rollout).act(b, seat)
 
 
-def test_defender_choice_does_not_depend_on_the_attacker_bid() -> None:
+@pytest.mark.parametrize("rollout", ["aggressive", "strategist"])
+def test_defender_choice_does_not_depend_on_the_attacker_bid(rollout: str) -> None:
     """BATTLE-5 through the search: the defender's MCTS cannot read the attacker's bid."""
     har, atr = Faction.HARKONNEN, Faction.ATREIDES
     game = (
@@ -144,11 +146,11 @@ def test_defender_choice_does_not_depend_on_the_attacker_bid() -> None:
         b.apply(max(b.legal_options()))  # commit everything
     assert a.state.phase == b.state.phase == Phase.BATTLE_BID_DEFENDER
     seat = a.state.pending_seat
-    choice_a = MCTSPolicy(seed=9, iterations=16).act(a, seat)
-    assert choice_a == MCTSPolicy(seed=9, iterations=16).act(b, seat)
+    choice_a = MCTSPolicy(seed=9, iterations=16, rollout=rollout).act(a, seat)
+    assert choice_a == MCTSPolicy(seed=9, iterations=16, rollout=rollout).act(b, seat)
 
 
-@pytest.mark.parametrize("rollout", ["aggressive", "economic"])
+@pytest.mark.parametrize("rollout", ["aggressive", "economic", "strategist"])
 def test_finds_the_winning_target(rollout: str) -> None:
     """END-1: holding two strategic regions, moving into empty Carthag wins at once."""
     atr = Faction.ATREIDES
@@ -165,3 +167,93 @@ def test_finds_the_winning_target(rollout: str) -> None:
     )
     policy = MCTSPolicy(seed=1, iterations=16, rollout=rollout)
     assert policy.act(game, game.state.pending_seat) == Region.CARTHAG
+
+
+def _searched_game(policy: MCTSPolicy, seed: int) -> list[tuple[bool, int]]:
+    """Play a 4-player game with `policy` in seat 1 (heuristics elsewhere); for each of its
+    searches: (whether the game went on from its previous search by exactly the option played,
+    with no chance outcome nor other decision since; the visits it reused)."""
+    game = Game(GameConfig(num_players=4), seed=seed)
+    others = [AggressivePolicy(0), None, EconomicPolicy(2), AggressivePolicy(3)]
+    previous: tuple[int, int] | None = None  # (history length at the search, option played)
+    out = []
+    while not game.terminal:
+        seat = game.state.pending_seat
+        if seat != 1:
+            player = others[seat]
+            assert player is not None
+            game.apply(player.act(game, seat))
+            continue
+        rows = game.state.history
+        option = policy.act(game, seat)
+        if policy.last_iterations:
+            follows = (
+                previous is not None
+                and len(rows) == previous[0] + 1
+                and rows[-1].seat == seat
+                and rows[-1].option == previous[1]
+                and not rows[-1].forced
+                and not rows[-1].chance
+            )
+            out.append((follows, policy.last_reused_visits))
+            previous = (len(rows), option)
+        game.apply(option)
+    return out
+
+
+def test_tree_reused_only_when_nothing_happened_since() -> None:
+    """The subtree below the option played is reused exactly when the next search of the seat
+    comes right after it: no chance outcome (dice, ROLL-1) and no other decision between, so the
+    information set is the one its determinisations were drawn for."""
+    searches = _searched_game(MCTSPolicy(seed=4, iterations=6, reuse_tree=True), seed=11)
+    assert any(follows for follows, _ in searches)
+    assert any(not follows for follows, _ in searches)
+    for follows, reused in searches:
+        assert (reused > 0) == follows
+
+
+def test_tree_reuse_is_deterministic_and_off_by_default() -> None:
+    first = _searched_game(MCTSPolicy(seed=4, iterations=6, reuse_tree=True), seed=12)
+    assert first == _searched_game(MCTSPolicy(seed=4, iterations=6, reuse_tree=True), seed=12)
+    plain = _searched_game(MCTSPolicy(seed=4, iterations=6), seed=12)
+    assert all(reused == 0 for _, reused in plain)
+
+
+@pytest.mark.parametrize("rollout", ["aggressive", "economic", "strategist"])
+def test_simulations_decide_as_the_heuristic(rollout: str) -> None:
+    """The bare-state decisions of the simulations are the heuristic's own through `Game`."""
+    policy = MCTSPolicy(seed=0, iterations=1, rollout=rollout)
+    game = Game(GameConfig(num_players=5), seed=21)
+    while not game.terminal:
+        seat = game.state.pending_seat
+        option = policy.default.act(game, seat)
+        assert policy._decide(game.state, seat) == option
+        game.apply(option)
+
+
+def test_search_leaves_the_game_and_its_event_log_alone() -> None:
+    """Simulations switch the event log off in their own clone only."""
+    game = Game(GameConfig(num_players=4), seed=5)
+    policy = MCTSPolicy(seed=2, iterations=4)
+    searched = 0
+    while not game.terminal and searched < 3:
+        seat = game.state.pending_seat
+        before = game.to_json()
+        config = game.state.config
+        option = policy.act(game, seat)
+        searched += policy.last_iterations > 0
+        assert game.to_json() == before
+        assert game.state.config is config and config.record_events
+        game.apply(option)
+    assert searched == 3 and game.state.events
+
+
+def test_budget_variants_are_registered() -> None:
+    from dune_env.policies.registry import load_policy
+
+    for budget in (4, 16, 64):
+        policy = load_policy(f"mcts-strategist-{budget}", seed=3)
+        assert isinstance(policy, MCTSPolicy)
+        assert policy.iterations == budget
+        assert policy.name == f"mcts-strategist-{budget}"
+        assert type(policy.default).__name__ == "StrategistPolicy"

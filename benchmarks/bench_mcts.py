@@ -1,0 +1,159 @@
+"""MCTS search speed: iterations/s and ms per searched decision at a fixed budget, on a fixed
+set of seeded positions, with the option each search chose.
+
+    python benchmarks/bench_mcts.py [--positions 24] [--iterations 24] [--players 4]
+    python benchmarks/bench_mcts.py --compare-ref 37f149c   # before/after in one run
+
+Positions: 4-player games (seeds 0, 1, ...) played by `aggressive` in every seat; every
+`--stride`-th decision that MCTS would search (a searched kind with more than one candidate)
+is kept until `--positions` are collected.  Each position is searched once by a fresh
+`MCTSPolicy(seed=position index, iterations=N)` for the seat to move.  Printed: iterations/s,
+ms per searched decision, and the chosen options (with a digest), so two implementations can be
+checked for the same decisions.  Times are the searching process's CPU time (the machine is
+shared; wall time would count the other processes).  `--compare-ref REF` also loads
+`dune_env/policies/mcts.py` as it was at git revision REF and runs it on the same positions
+(alternating, so both see the same machine load), then prints the speed ratio and how many
+decisions agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from dune_env.engine import Game, GameConfig
+from dune_env.policies import mcts
+from dune_env.policies.heuristics import AggressivePolicy
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def positions(count: int, players: int, stride: int) -> list[Game]:
+    probe = mcts.MCTSPolicy(seed=0, iterations=1)
+    out: list[Game] = []
+    seed = 0
+    seen = 0
+    while len(out) < count:
+        game = Game(GameConfig(num_players=players), seed=seed)
+        policies = [AggressivePolicy(seed * 16 + k) for k in range(players)]
+        while not game.terminal and len(out) < count:
+            state = game.state
+            seat = state.pending_seat
+            options = game.legal_options()
+            if state.pending_kind in probe.searched_kinds and len(options) > 1:
+                preferred = probe.default.act(game, seat)
+                if len(probe._candidates(state.pending_kind, options, preferred)) > 1:
+                    if seen % stride == 0:
+                        out.append(game.clone())
+                    seen += 1
+            game.apply(policies[seat].act(game, seat))
+        seed += 1
+    return out
+
+
+def load_ref(ref: str) -> ModuleType:
+    """`dune_env/policies/mcts.py` as of git revision `ref`, as a sibling module."""
+    source = subprocess.run(
+        ["git", "show", f"{ref}:dune_env/policies/mcts.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "mcts_ref.py"
+    path.write_text(source)
+    name = "dune_env.policies._mcts_ref"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def search(
+    module: Any, game: Game, index: int, iterations: int, **options: Any
+) -> tuple[int, int, float]:
+    policy = module.MCTSPolicy(seed=index, iterations=iterations, **options)
+    seat = game.state.pending_seat
+    start = time.process_time()
+    option = policy.act(game, seat)
+    return option, policy.last_iterations, time.process_time() - start
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise SystemExit(f"--option {text!r}: use KEY=VALUE, e.g. max_rollout_decisions=60")
+    for kind in (int, float):
+        try:
+            return key, kind(value)
+        except ValueError:
+            pass
+    return key, value
+
+
+def digest(options: list[int]) -> str:
+    return hashlib.sha256(repr(options).encode()).hexdigest()[:12]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--positions", type=int, default=24)
+    parser.add_argument("--iterations", type=int, default=24)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--stride", type=int, default=7)
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="MCTSPolicy option for the current implementation (int, float or text)",
+    )
+    parser.add_argument("--compare-ref", default=None, help="git revision of the old mcts.py")
+    args = parser.parse_args()
+    options = dict(parse_option(text) for text in args.option)
+    games = positions(args.positions, args.players, args.stride)
+    modules: dict[str, Any] = {"current": mcts}
+    if args.compare_ref:
+        modules[f"ref {args.compare_ref}"] = load_ref(args.compare_ref)
+    chosen: dict[str, list[int]] = {k: [] for k in modules}
+    iters = dict.fromkeys(modules, 0)
+    spent = dict.fromkeys(modules, 0.0)
+    for i, game in enumerate(games):
+        for label, module in modules.items():
+            extra = options if module is mcts else {}
+            option, n, seconds = search(module, game, i, args.iterations, **extra)
+            chosen[label].append(option)
+            iters[label] += n
+            spent[label] += seconds
+    print(
+        f"{len(games)} positions ({args.players} players), budget {args.iterations} "
+        f"iterations per searched decision; current MCTSPolicy options: {options or 'default'}"
+    )
+    for label in modules:
+        print(
+            f"{label:>16}: {iters[label] / spent[label]:8.1f} iterations/s, "
+            f"{1000 * spent[label] / len(games):7.1f} ms per searched decision (CPU time), "
+            f"decisions {digest(chosen[label])} {chosen[label]}"
+        )
+    if args.compare_ref:
+        ref = f"ref {args.compare_ref}"
+        same = sum(a == b for a, b in zip(chosen["current"], chosen[ref], strict=True))
+        ratio = (iters["current"] / spent["current"]) / (iters[ref] / spent[ref])
+        print(
+            f"speed-up current/ref: {ratio:.2f}x iterations/s; "
+            f"same decision in {same}/{len(games)} positions"
+        )
+
+
+if __name__ == "__main__":
+    main()
