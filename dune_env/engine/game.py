@@ -12,9 +12,11 @@ No RL notions live here: agents, observations and rewards shaping belong to `dun
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, SupportsIndex, cast
+
+from mypy_extensions import mypyc_attr
 
 from . import steps  # noqa: F401  (registers every runner and decision handler)
 from .config import GameConfig, check_seed
@@ -37,10 +39,13 @@ class IllegalOptionError(ValueError):
     """An option that is not legal for the pending decision.  The state is left unchanged."""
 
 
+# mypyc compiles subclasses of RuntimeError only as plain Python classes.
+@mypyc_attr(native_class=False)
 class DecisionPendingError(RuntimeError):
     """`run_until` met a decision with a real choice and was given no policy to take it."""
 
 
+@mypyc_attr(native_class=False)
 class PhaseNotReachedError(RuntimeError):
     """`run_until`: the game ended before the engine entered the requested phase."""
 
@@ -153,14 +158,16 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
     APPLY[kind](state, option)
 
 
-def apply_option(state: GameState, option: int) -> None:
+# Parameters the engine validates itself are typed `object`: compiled code would otherwise reject
+# a wrong type at the call with a bare TypeError instead of the engine's own error.
+def apply_option(state: GameState, option: object) -> None:
     """Check `option` against the pending decision's legal options, apply it, and advance."""
     check_option(state, option)
-    _apply_unchecked(state, int(option))
+    _apply_unchecked(state, int(cast(int, option)))
     advance(state)
 
 
-def check_option(state: GameState, option: int) -> None:
+def check_option(state: GameState, option: object) -> None:
     """Raise IllegalOptionError unless `option` is legal for the pending decision."""
     if state.phase == _GAME_OVER:
         raise IllegalOptionError("the game is over: no decision is pending")
@@ -195,7 +202,7 @@ def apply_legal(state: GameState, option: int) -> None:
     advance(state)
 
 
-def new_state(config: GameConfig, seed: int) -> GameState:
+def new_state(config: GameConfig, seed: SupportsIndex) -> GameState:
     state = GameState(config, check_seed(seed))
     state.history.append([NO_ONE, NO_ONE, NO_ONE, 0])  # chance before the first decision
     begin_setup(state)
@@ -208,7 +215,21 @@ class Game:
 
     __slots__ = ("state",)
 
-    def __init__(self, config: GameConfig | None = None, seed: int = 0, **options: Any) -> None:
+    def __init__(
+        self,
+        config: GameConfig | None = None,
+        seed: SupportsIndex = 0,
+        *,
+        state: GameState | None = None,
+        **options: Any,
+    ) -> None:
+        """A new game of `config` (or of keyword options) dealt by `seed`; or, given `state`
+        alone, the game over that state (`from_state`)."""
+        if state is not None:
+            if config is not None or options:
+                raise TypeError("pass either a state or a configuration, not both")
+            self.state = state
+            return
         if config is None:
             config = GameConfig.from_dict(options)
         elif options:
@@ -217,9 +238,8 @@ class Game:
 
     @classmethod
     def from_state(cls, state: GameState) -> Game:
-        game = cls.__new__(cls)
-        game.state = state
-        return game
+        """A game over `state` (not copied)."""
+        return cls(state=state)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -378,7 +398,7 @@ class Game:
 
     # --- acting --------------------------------------------------------------------------
 
-    def apply(self, option: int) -> None:
+    def apply(self, option: object) -> None:
         apply_option(self.state, option)
 
     def clone(self) -> Game:
@@ -399,7 +419,7 @@ class Game:
         return json.dumps(self.snapshot(), separators=(",", ":"))
 
     @classmethod
-    def restore(cls, snapshot: dict[str, Any]) -> Game:
+    def restore(cls, snapshot: Any) -> Game:
         return cls.from_state(GameState.from_dict(snapshot))
 
     @classmethod
@@ -411,7 +431,7 @@ class Game:
         return cls.restore(parse_snapshot_json(text))
 
     @classmethod
-    def replay(cls, config: GameConfig, seed: int, options: list[int]) -> Game:
+    def replay(cls, config: GameConfig, seed: SupportsIndex, options: Iterable[int]) -> Game:
         """Replay a game from its configuration, seed and the chosen (non-forced) options."""
         game = cls(config, seed)
         for option in options:

@@ -71,11 +71,7 @@ class ChanceRng:
         return (_mix((prefix ^ index) + _GOLDEN & _MASK64) * n) >> 64
 
     def clone(self) -> ChanceRng:
-        other = ChanceRng.__new__(ChanceRng)
-        other.seed = self.seed
-        other.turn_roll = self.turn_roll
-        other.forced = list(self.forced)
-        return other
+        return ChanceRng(self.seed, self.forced, self.turn_roll)
 
 
 class DiceRng:
@@ -107,7 +103,4 @@ class DiceRng:
             items[i], items[j] = items[j], items[i]
 
     def clone(self) -> DiceRng:
-        other = DiceRng.__new__(DiceRng)
-        other.state = self.state
-        other.forced = list(self.forced)
-        return other
+        return DiceRng(self.state, self.forced)  # (the state is the seed of its continuation)

@@ -135,7 +135,12 @@ class GameState:
         "legal_cache",
     )
 
-    def __init__(self, config: GameConfig, seed: int) -> None:
+    def __init__(self, config: GameConfig, seed: int, source: GameState | None = None) -> None:
+        """A fresh state of `config` with chance from `seed`, or, given `source`, an
+        independent copy of it (`clone`; `config` and `seed` are then ignored)."""
+        if source is not None:
+            self._copy(source)
+            return
         n = config.num_players
         self.config = config
         self.rng = ChanceRng(seed)
@@ -240,22 +245,24 @@ class GameState:
 
     def clone(self) -> GameState:
         """An independent copy, much cheaper than copy.deepcopy."""
-        other = GameState.__new__(GameState)
+        return GameState(self.config, 0, self)
+
+    def _copy(self, source: GameState) -> None:
+        # (Through __init__: a compiled class cannot be instantiated with `__new__` alone.)
         for name in _SCALAR_FIELDS:
-            setattr(other, name, getattr(self, name))
+            setattr(self, name, getattr(source, name))
         for name in _LIST_FIELDS:
-            setattr(other, name, list(getattr(self, name)))
+            setattr(self, name, list(getattr(source, name)))
         for name in _NESTED_FIELDS:
-            setattr(other, name, [list(x) for x in getattr(self, name)])
+            setattr(self, name, [list(x) for x in getattr(source, name)])
         # Finished rows are tuples (see `frozen_history`), shared safely; the last row, still
         # open to chance outcomes, is copied.
-        other.history = list(self.history)
-        if other.history:
-            other.history[-1] = list(other.history[-1])
-        other.events = list(self.events)
-        other.rng = self.rng.clone()
-        other.legal_cache = None
-        return other
+        self.history = list(source.history)
+        if self.history:
+            self.history[-1] = list(self.history[-1])
+        self.events = list(source.events)
+        self.rng = source.rng.clone()
+        self.legal_cache = None
 
     # --- snapshot ------------------------------------------------------------------------
 
