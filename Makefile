@@ -96,8 +96,10 @@ test: lint
 	$(PY) -m pytest -q
 	DUNE_ENV_PURE=1 $(PY) -m pytest -q $(PURE_TESTS)
 
+# The figures of docs/performance.md (each compares the compiled and the pure-Python build).
 bench: setup
 	$(PY) benchmarks/bench_engine.py
+	$(PY) benchmarks/bench_clone.py
 	$(PY) benchmarks/bench_env.py
 
 clean: clean-build
