@@ -41,24 +41,42 @@ def _warn(message: str) -> None:
 
 
 class OptionalMypycBuildExt(build_ext):
-    """Generates the mypyc extensions when it runs (not when setup.py is merely evaluated for
-    metadata), and falls back to the pure-Python package unless the build was required."""
+    """Generates the mypyc extensions when the command is set up to run (not when setup.py is
+    merely evaluated for metadata), and falls back to the pure-Python package unless the build
+    was required."""
+
+    def finalize_options(self) -> None:
+        self._failure: BaseException | None = None
+        mode = os.environ.get(COMPILE_ENV_VAR, "").strip()
+        extensions: list[Extension] = []
+        if mode != "0":
+            try:
+                extensions = self._mypyc_extensions()
+            except (Exception, SystemExit) as exc:  # mypy/mypyc exit with SystemExit on errors
+                if mode == "1":
+                    raise
+                self._failure = exc
+        self.distribution.ext_modules = extensions
+        super().finalize_options()
 
     def run(self) -> None:
-        mode = os.environ.get(COMPILE_ENV_VAR, "").strip()
-        if mode == "0":
-            self.extensions = []
-            return
-        try:
-            self.extensions = self._mypyc_extensions()
-            super().run()
-        except (Exception, SystemExit) as exc:  # mypy/mypyc exit with SystemExit on errors
-            self.extensions = []
-            if mode == "1":
-                raise
+        if self._failure is None:
+            try:
+                super().run()
+            except (Exception, SystemExit) as exc:
+                if os.environ.get(COMPILE_ENV_VAR, "").strip() == "1":
+                    raise
+                self._failure = exc
+                for ext in self.extensions:  # no half-built set of modules in a wheel
+                    filename = self.get_ext_filename(self.get_ext_fullname(ext.name))
+                    Path(self.build_lib, filename).unlink(missing_ok=True)
+                self.extensions.clear()
+        if self._failure is not None:
+            failure = self._failure
             _warn(
-                f"compiling the engine failed ({type(exc).__name__}: {exc}); installing the "
-                f"pure-Python package.  Set {COMPILE_ENV_VAR}=1 to make this an error."
+                f"compiling the engine failed ({type(failure).__name__}: {failure}); "
+                "installing the pure-Python package.  Set "
+                f"{COMPILE_ENV_VAR}=1 to make this an error."
             )
 
     def _mypyc_extensions(self) -> list[Extension]:
@@ -84,7 +102,7 @@ class OptionalMypycBuildExt(build_ext):
                 paths,
                 opt_level="3",
                 group_name="dune_env._mypyc",
-                target_dir=str(Path(self.build_temp) / "mypyc"),
+                target_dir=os.path.join("build", "mypyc"),
             )
         )
 

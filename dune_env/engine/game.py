@@ -210,6 +210,11 @@ def new_state(config: GameConfig, seed: SupportsIndex) -> GameState:
     return state
 
 
+def _game_over(state: GameState) -> Game:
+    """The game over `state` (what `Game.__reduce__` names for pickle and deepcopy)."""
+    return Game(state=state)
+
+
 class Game:
     """A game of Dune, the Dice Game.  Thin object over a `GameState` and the step modules."""
 
@@ -235,6 +240,10 @@ class Game:
         elif options:
             raise TypeError("pass either a GameConfig or keyword options, not both")
         self.state = new_state(config, seed)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (Pickle and deepcopy of the compiled class need it; the same on both builds.)
+        return _game_over, (self.state,)
 
     @classmethod
     def from_state(cls, state: GameState) -> Game:

@@ -16,6 +16,8 @@ next draws, used before any generated outcome.
 
 from __future__ import annotations
 
+from typing import Any
+
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -73,6 +75,10 @@ class ChanceRng:
     def clone(self) -> ChanceRng:
         return ChanceRng(self.seed, self.forced, self.turn_roll)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (Pickle and deepcopy of the compiled class need it; the same on both builds.)
+        return ChanceRng, (self.seed, self.forced, self.turn_roll)
+
 
 class DiceRng:
     """A sequential SplitMix64 generator (policies, determinisation, tools)."""
@@ -104,3 +110,6 @@ class DiceRng:
 
     def clone(self) -> DiceRng:
         return DiceRng(self.state, self.forced)  # (the state is the seed of its continuation)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return DiceRng, (self.state, self.forced)

@@ -264,6 +264,11 @@ class GameState:
         self.rng = source.rng.clone()
         self.legal_cache = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle and deepcopy: a compiled class cannot be rebuilt field by field without it.
+        names = (*_SCALAR_FIELDS[1:], *_LIST_FIELDS, *_NESTED_FIELDS, "history", "events", "rng")
+        return _state_from_fields, (self.config, {name: getattr(self, name) for name in names})
+
     # --- snapshot ------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -346,6 +351,14 @@ _NESTED_FIELDS = ("units", "leaders", "bid_units", "bid_leaders")
 SCALAR_FIELDS = _SCALAR_FIELDS
 LIST_FIELDS = _LIST_FIELDS
 NESTED_FIELDS = _NESTED_FIELDS
+
+
+def _state_from_fields(config: GameConfig, fields: dict[str, Any]) -> GameState:
+    """The state `GameState.__reduce__` describes (for pickle and deepcopy)."""
+    state = GameState(config, 0)
+    for name, value in fields.items():
+        setattr(state, name, value)
+    return state
 
 
 def frozen_history(rows: list[Any]) -> list[Any]:
