@@ -28,7 +28,7 @@ COMPILE_ENV_VAR = "DUNE_ENV_COMPILE"
 
 def _load_compiled_helper() -> ModuleType:
     # By path: importing the package would run its import-time checks against this very build.
-    path = ROOT / "dune_env" / "_compiled.py"
+    path = ROOT / "dune_env" / "compiled_build.py"
     spec = importlib.util.spec_from_file_location("_dune_env_compiled", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

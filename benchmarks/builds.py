@@ -21,7 +21,10 @@ BUILDS = ("compiled", "pure")
 def describe() -> dict[str, Any]:
     import dune_env
 
-    info = dune_env.build_info()
+    build_info = getattr(dune_env, "build_info", None)  # (absent before the compiled build)
+    if build_info is None:
+        return {"compiled": False, "compiler": None}
+    info = build_info()
     return {"compiled": info["compiled"], "compiler": info["compiler"]}
 
 
