@@ -105,7 +105,7 @@ def test_a_compiled_module_without_a_manifest_is_refused_at_import(tmp_path: Pat
     (root / "dune_env/engine" / f"rules{suffix}").write_bytes(b"not a real extension")
     result = _run_python("import dune_env.engine", pure=False, cwd=root)
     assert result.returncode != 0
-    assert "StaleBuildError" in result.stderr and f"rules{suffix}" in result.stderr
+    assert "StaleBuildError" in result.stderr and "no build manifest" in result.stderr
     assert "DUNE_ENV_PURE=1" in result.stderr
     # The escape hatch works: the sources run.
     forced = _run_python("import dune_env.engine.rules", pure=True, cwd=root)
