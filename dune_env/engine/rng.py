@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -43,6 +45,8 @@ SETUP_FACTIONS = 4  # faction_mode="random": shuffle of the factions, one draw p
 TURN_ROLL = 5  # ROLL-1/2/5: a roll of the dice, keyed (round, active seat, roll of turn)
 
 
+# Interpreted subclasses allowed: `dune_env.openspiel` probes the draws with one.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChanceRng:
     """Counter-based chance: `prefix(*where)` names an event, `below(n, prefix, index)` is
     its `index`-th outcome in [0, n).  `turn_roll` counts the rolls of the current turn (the
