@@ -69,8 +69,8 @@ def _source_of(function: Any) -> str:
     try:
         return inspect.getsource(function)
     except TypeError:
-        compiled = Path(sys.modules[function.__module__].__file__ or "")
-        path = compiled.with_name(compiled.name.split(".")[0] + ".py")
+        root = Path(sys.modules["dune_env"].__file__ or "").parent.parent
+        path = root.joinpath(*function.__module__.split(".")).with_suffix(".py")
         text = path.read_text()
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef) and node.name == function.__name__:
