@@ -4,6 +4,10 @@
 the unwrapped one (also as `dune_env.dune_v1.env` / `raw_env`), `dune_env.DuneSingleAgentEnv`
 the single-agent Gymnasium wrapper, registered with Gymnasium as "dune_env/Dune-v1".  They are
 imported on first use, so that `dune_env.engine` stays free of numpy, Gymnasium and PettingZoo.
+
+The engine and the observer run compiled (mypyc) where the build made them, else from their
+sources; `dune_env.build_info()` says which, `DUNE_ENV_PURE=1` forces the sources, and a compiled
+module older than its source is refused at import (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -11,7 +15,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .compiled_build import activate as _activate_build
+from .compiled_build import build_info
+
 __version__ = "0.1.0"
+
+_activate_build()
 
 if TYPE_CHECKING:
     from . import dune_v1
@@ -25,7 +34,7 @@ _LAZY = {
 }
 _LAZY_MODULES = ("dune_v1", "dune_v0", "engine", "environment", "policies", "harness")
 
-__all__ = ["DuneSingleAgentEnv", "dune_v1", "env", "raw_env"]
+__all__ = ["DuneSingleAgentEnv", "build_info", "dune_v1", "env", "raw_env"]
 
 
 def __getattr__(name: str) -> Any:

@@ -59,6 +59,7 @@ from .engine.core import ask
 from .engine.decisions import DecisionKind
 from .engine.game import advance, apply_legal, begin_setup, legal_options
 from .engine.records import opening_row
+from .engine.rng import ChanceRng
 from .engine.rules import ATTACKER, legal_prediction
 from .engine.state import GameState, Phase
 from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
@@ -166,16 +167,15 @@ class _DrawNeeded(Exception):
         self.n = n
 
 
-class _ProbeRng:
+class _ProbeRng(ChanceRng):
     """Stands in for the engine's generator on a scratch copy: hands out the outcomes already
     chosen (in order, like `DiceRng.forced`), and stops the run at the first further draw,
-    reporting its range."""
+    reporting its range.  (A subclass: the compiled `GameState.rng` takes only a `ChanceRng`.)"""
 
-    __slots__ = ("forced", "turn_roll")
+    __slots__ = ()
 
     def __init__(self, outcomes: list[int]) -> None:
-        self.forced = list(outcomes)
-        self.turn_roll = 0  # the engine's roll counter (counter-based chance; unused here)
+        super().__init__(0, outcomes)  # turn_roll 0: the roll counter is unused here
 
     def prefix(self, *where: int) -> int:  # the event key; the probe needs none
         return 0

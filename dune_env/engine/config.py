@@ -11,6 +11,8 @@ import operator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .constants import (
     ALLIANCE_MIN_PLAYERS,
     FACTION_NAMES,
@@ -43,6 +45,10 @@ def check_seed(seed: object, what: str = "seed") -> int:
     return value
 
 
+# A plain Python class also when compiled: it validates its arguments itself (ConfigError, not a
+# compiled constructor's TypeError), keeps the numbers it is given (int rewards stay ints) and
+# pickles like any dataclass; the engine reads it rarely enough that speed does not matter.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class GameConfig:
     """Everything that defines a game before the seed.

@@ -12,9 +12,11 @@ No RL notions live here: agents, observations and rewards shaping belong to `dun
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, SupportsIndex, cast
+
+from mypy_extensions import mypyc_attr
 
 from . import steps  # noqa: F401  (registers every runner and decision handler)
 from .config import GameConfig, check_seed
@@ -38,10 +40,13 @@ class IllegalOptionError(ValueError):
     """An option that is not legal for the pending decision.  The state is left unchanged."""
 
 
+# mypyc compiles subclasses of RuntimeError only as plain Python classes.
+@mypyc_attr(native_class=False)
 class DecisionPendingError(RuntimeError):
     """`run_until` met a decision with a real choice and was given no policy to take it."""
 
 
+@mypyc_attr(native_class=False)
 class PhaseNotReachedError(RuntimeError):
     """`run_until`: the game ended before the engine entered the requested phase."""
 
@@ -140,7 +145,6 @@ def legal_options(state: GameState) -> list[int]:
 
 
 _GAME_OVER = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
-_new_row = tuple.__new__
 
 
 def advance(state: GameState) -> None:
@@ -169,21 +173,22 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
     last = history[-1]
     if isinstance(last.chance, list):  # a finished row is frozen: clones share it safely
         history[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, tuple(last.chance))
-    # (tuple.__new__ builds the record without NamedTuple's Python-level __new__: a hot path)
-    history.append(_new_row(HistoryRow, (state.pending_seat, kind, option, int(forced), ())))
+    history.append(HistoryRow(state.pending_seat, kind, option, int(forced), ()))
     state.decision_count += 1
     clear_pending(state)
     APPLY_FNS[kind](state, option)
 
 
-def apply_option(state: GameState, option: int) -> None:
+# Parameters the engine validates itself are typed `object`: compiled code would otherwise reject
+# a wrong type at the call with a bare TypeError instead of the engine's own error.
+def apply_option(state: GameState, option: object) -> None:
     """Check `option` against the pending decision's legal options, apply it, and advance."""
     check_option(state, option)
-    _apply_unchecked(state, int(option))
+    _apply_unchecked(state, int(cast(int, option)))
     advance(state)
 
 
-def check_option(state: GameState, option: int) -> None:
+def check_option(state: GameState, option: object) -> None:
     """Raise IllegalOptionError unless `option` is legal for the pending decision."""
     if state.phase == _GAME_OVER:
         raise IllegalOptionError("the game is over: no decision is pending")
@@ -218,12 +223,17 @@ def apply_legal(state: GameState, option: int) -> None:
     advance(state)
 
 
-def new_state(config: GameConfig, seed: int) -> GameState:
+def new_state(config: GameConfig, seed: SupportsIndex) -> GameState:
     state = GameState(config, check_seed(seed))
     state.history.append(opening_row())  # chance before the first decision
     begin_setup(state)
     advance(state)
     return state
+
+
+def _game_over(state: GameState) -> Game:
+    """The game over `state` (what `Game.__reduce__` names for pickle and deepcopy)."""
+    return Game(state=state)
 
 
 class Game:
@@ -234,7 +244,7 @@ class Game:
     def __init__(
         self,
         config: GameConfig | None = None,
-        seed: int = 0,
+        seed: SupportsIndex = 0,
         *,
         state: GameState | None = None,
         **options: Any,
@@ -251,6 +261,10 @@ class Game:
         elif options:
             raise TypeError("pass either a GameConfig or keyword options, not both")
         self.state = new_state(config, seed)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (Pickle and deepcopy of the compiled class need it; the same on both builds.)
+        return _game_over, (self.state,)
 
     @classmethod
     def from_state(cls, state: GameState) -> Game:
@@ -414,7 +428,7 @@ class Game:
 
     # --- acting --------------------------------------------------------------------------
 
-    def apply(self, option: int) -> None:
+    def apply(self, option: object) -> None:
         apply_option(self.state, option)
 
     def clone(self) -> Game:
@@ -435,7 +449,7 @@ class Game:
         return json.dumps(self.snapshot(), separators=(",", ":"))
 
     @classmethod
-    def restore(cls, snapshot: dict[str, Any]) -> Game:
+    def restore(cls, snapshot: Any) -> Game:
         return cls.from_state(GameState.from_dict(snapshot))
 
     @classmethod
@@ -447,7 +461,7 @@ class Game:
         return cls.restore(parse_snapshot_json(text))
 
     @classmethod
-    def replay(cls, config: GameConfig, seed: int, options: list[int]) -> Game:
+    def replay(cls, config: GameConfig, seed: SupportsIndex, options: Iterable[int]) -> Game:
         """Replay a game from its configuration, seed and the chosen (non-forced) options."""
         game = cls(config, seed)
         for option in options:

@@ -16,6 +16,10 @@ next draws, used before any generated outcome.
 
 from __future__ import annotations
 
+from typing import Any
+
+from mypy_extensions import mypyc_attr
+
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -41,6 +45,8 @@ SETUP_FACTIONS = 4  # faction_mode="random": shuffle of the factions, one draw p
 TURN_ROLL = 5  # ROLL-1/2/5: a roll of the dice, keyed (round, active seat, roll of turn)
 
 
+# Interpreted subclasses allowed: `dune_env.openspiel` probes the draws with one.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChanceRng:
     """Counter-based chance: `prefix(*where)` names an event, `below(n, prefix, index)` is
     its `index`-th outcome in [0, n).  `turn_roll` counts the rolls of the current turn (the
@@ -73,6 +79,10 @@ class ChanceRng:
     def clone(self) -> ChanceRng:
         return ChanceRng(self.seed, self.forced, self.turn_roll)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (Pickle and deepcopy of the compiled class need it; the same on both builds.)
+        return ChanceRng, (self.seed, self.forced, self.turn_roll)
+
 
 class DiceRng:
     """A sequential SplitMix64 generator (policies, determinisation, tools)."""
@@ -99,3 +109,6 @@ class DiceRng:
 
     def clone(self) -> DiceRng:
         return DiceRng(self.state, self.forced)  # (the state is the seed of its continuation)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return DiceRng, (self.state, self.forced)

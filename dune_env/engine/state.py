@@ -400,6 +400,11 @@ class GameState:
         """An independent copy, much cheaper than copy.deepcopy."""
         return GameState(self.config, 0, self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle and deepcopy: a compiled class cannot be rebuilt field by field without it.
+        names = (*(f.name for f in STATE_FIELDS), "history", "events", "rng")
+        return _state_from_fields, (self.config, {name: getattr(self, name) for name in names})
+
     # --- snapshot ------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -429,6 +434,14 @@ class GameState:
         from .validate import validate_snapshot
 
         return validate_snapshot(data)
+
+
+def _state_from_fields(config: GameConfig, fields: dict[str, Any]) -> GameState:
+    """The state `GameState.__reduce__` describes (for pickle and deepcopy)."""
+    state = GameState(config, 0)
+    for name, value in fields.items():
+        setattr(state, name, value)
+    return state
 
 
 def initial_pieces(state: GameState, faction: int) -> None:
