@@ -36,7 +36,7 @@ that no field of the copy depends on the hidden values.
 from __future__ import annotations
 
 import random
-from typing import Final, TypeVar
+from typing import Final, overload
 
 from . import options
 from .constants import NO_ONE, Faction
@@ -48,7 +48,6 @@ from .rules import ATTACKER, DEFENDER, legal_prediction, side_factions, side_lea
 from .state import GameState, Phase
 
 Rng = DiceRng | random.Random
-GameOrState = TypeVar("GameOrState", Game, GameState)
 
 BID_PHASES: Final[tuple[Phase, Phase]] = (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
 """The phases in which a battle bid is in progress (BATTLE-5)."""
@@ -148,12 +147,20 @@ def _uniform(rng: Rng) -> float:
     return _u64(rng) / 2.0**64
 
 
-def resample(game_or_state: GameOrState, seat: int, rng: Rng) -> GameOrState:
+@overload
+def resample(game_or_state: Game, seat: int, rng: Rng) -> Game: ...
+@overload
+def resample(game_or_state: GameState, seat: int, rng: Rng) -> GameState: ...
+def resample(game_or_state: Game | GameState, seat: int, rng: Rng) -> Game | GameState:
     """A copy of a game (or of a state) with every secret of the other seats re-drawn from
     `rng` (see the module docstring).  The argument is not modified."""
     if isinstance(game_or_state, Game):
-        return Game.from_state(resample(game_or_state.state, seat, rng))
-    state = game_or_state.clone()
+        return Game.from_state(_resampled_state(game_or_state.state, seat, rng))
+    return _resampled_state(game_or_state, seat, rng)
+
+
+def _resampled_state(source: GameState, seat: int, rng: Rng) -> GameState:
+    state = source.clone()
     _redraw_prediction(state, seat, rng)
     _redraw_bids(state, seat, rng)
     state.rng = ChanceRng(_u64(rng), turn_roll=state.rng.turn_roll)  # unknown future dice

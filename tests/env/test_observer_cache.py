@@ -32,6 +32,7 @@ from dune_env.environment.observer import (
 )
 from dune_env.environment.render import render_ansi
 from dune_env.policies.heuristics import AggressivePolicy
+from tests.test_engine_records import state_attributes
 
 VARIANTS = {
     "strict_control": True,
@@ -159,6 +160,7 @@ def test_every_feature_declares_what_its_extractor_reads() -> None:
     """A feature is re-extracted only when an attribute in its `reads` changed: an attribute it
     reads but does not declare would leave stale entries."""
     functions = _functions()
+    attributes = state_attributes()
     for feature in PUBLIC_FEATURES:
         read = _state_reads(feature.extract.__name__, 0, functions)
         assert read, feature.field.name
@@ -167,7 +169,7 @@ def test_every_feature_declares_what_its_extractor_reads() -> None:
         unused = set(feature.reads) - read
         assert not unused, f"{feature.field.name} declares {sorted(unused)} but never reads it"
         for attr in feature.reads:
-            assert attr in GameState.__slots__, f"{feature.field.name}: no state field {attr}"
+            assert attr in attributes, f"{feature.field.name}: no state field {attr}"
 
 
 def test_the_checker_follows_helpers() -> None:
