@@ -185,6 +185,30 @@ def test_compiled_and_pure_builds_play_bit_identical_games() -> None:
     assert results[False]["env"] == results[True]["env"]
 
 
+LAYOUTS = """
+import json
+from dune_env.environment.observer import OBS_LAYOUT, STATE_LAYOUT
+from dune_env.policies.weights import spaces_fingerprint
+fields = [[f.name, list(f.shape), repr(f.scale), repr(f.max_raw), f.seat_axis, f.start]
+          for layout in (OBS_LAYOUT, STATE_LAYOUT) for f in layout.fields]
+print(json.dumps({"fields": fields, "fingerprint": spaces_fingerprint(),
+                  "legacy": spaces_fingerprint(717)}))
+"""
+
+
+@needs_compiled
+def test_both_builds_declare_the_same_layouts_and_model_fingerprint() -> None:
+    """The observation and state layouts, down to the type of each scale (a compiled float
+    parameter once turned the int 12 into 12.0), and so the fingerprint a saved model is checked
+    against, are the same on both builds: a model loads on either."""
+    results = {}
+    for pure in (False, True):
+        run = _run_python(LAYOUTS, pure=pure)
+        assert run.returncode == 0, run.stderr
+        results[pure] = json.loads(run.stdout)
+    assert results[False] == results[True]
+
+
 # --- pickling and copying (the compiled classes need `__reduce__`) --------------------------
 
 

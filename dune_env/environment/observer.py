@@ -518,8 +518,8 @@ def public_feature(
     group: ChangeGroup,
     reads: tuple[str, ...],
     extract: Extractor,
-    scale: float = 1.0,
-    max_raw: float = 1.0,
+    scale: int | float = 1.0,  # (not `float`: compiled code would turn an int into a float)
+    max_raw: int | float = 1.0,
     seat_axis: int | None = None,
 ) -> Feature:
     """A public feature: a `Field` with its extractor (see `Feature`)."""
