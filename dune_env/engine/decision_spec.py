@@ -29,7 +29,7 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, SupportsIndex, cast
 
 from .constants import FACTION_NAMES, NUM_DICE, TOKEN_NAMES
 from .map_data import DEFAULT_MAP
@@ -180,10 +180,12 @@ class OptionCodec:
             index = index * f.size + v
         return self._offsets[block] + index
 
-    def check(self, option: int) -> int:
+    # `option: object`: compiled code would otherwise refuse a float at the call with its own
+    # TypeError before this check could name the problem.
+    def check(self, option: object) -> int:
         """`option` as an int if it lies in 0..size-1; a ValueError naming the range otherwise."""
         try:
-            value = operator.index(option)
+            value = operator.index(cast(SupportsIndex, option))
         except TypeError:
             raise TypeError(
                 f"an option must be an int, not {type(option).__name__} {option!r}"
@@ -192,12 +194,12 @@ class OptionCodec:
             raise ValueError(f"option {value} is outside 0..{self.size - 1}")
         return value
 
-    def decode(self, option: int) -> DecodedOption:
+    def decode(self, option: object) -> DecodedOption:
         """The block and named field values of `option` (checked)."""
-        option = self.check(option)
-        block = self.blocks[self.block_table[option]]
+        value = self.check(option)
+        block = self.blocks[self.block_table[value]]
         return DecodedOption(
-            block.name, self.value_table[option], tuple(f.name for f in block.fields)
+            block.name, self.value_table[value], tuple(f.name for f in block.fields)
         )
 
     def block_name(self, option: int) -> str:
@@ -250,18 +252,18 @@ class DecisionSpec:
     def option_count(self) -> int:
         return self.codec.size
 
-    def describe(self, option: int) -> str:
+    def describe(self, option: object) -> str:
         """The stable, unique English name of `option` (ValueError when out of range)."""
         try:
-            option = self.codec.check(option)
+            value = self.codec.check(option)
         except ValueError as error:
             raise ValueError(f"{error} for {self.kind.name}") from None
-        return self.codec.texts[option]
+        return self.codec.texts[value]
 
     def encode(self, block: str, *values: int) -> int:
         return self.codec.encode(block, *values)
 
-    def decode(self, option: int) -> DecodedOption:
+    def decode(self, option: object) -> DecodedOption:
         try:
             return self.codec.decode(option)
         except ValueError as error:

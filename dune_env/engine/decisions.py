@@ -112,12 +112,12 @@ def spec_of(kind: int) -> DecisionSpec:
     return SPECS[DecisionKind(kind)]
 
 
-def describe_option(kind: int, option: int) -> str:
+def describe_option(kind: int, option: object) -> str:
     """A stable, unique English name of one option of one decision kind."""
     return spec_of(kind).describe(option)
 
 
-def decode_option(kind: int, option: int) -> DecodedOption:
+def decode_option(kind: int, option: object) -> DecodedOption:
     """The block and named field values of one option, e.g. LAND 5 -> land(region=1,
     unit_type=1); ValueError when the option is outside the kind's range."""
     return spec_of(kind).decode(option)
