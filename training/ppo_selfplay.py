@@ -86,7 +86,10 @@ class PPOSelfPlayConfig(RunConfig):
     p_self: float = 0.4
     """Probability that an opponent seat is a frozen snapshot of the learner (when any)."""
     p_heuristic: float = 0.3
-    """Probability that an opponent seat is a built-in heuristic (aggressive or economic)."""
+    """Probability that an opponent seat is a built-in heuristic (one of `heuristic_opponents`)."""
+    heuristic_opponents: tuple[str, ...] = ("aggressive", "economic")
+    """The registered heuristics an opponent seat may be (drawn within by `opponent_weighting`);
+    also the baselines of the periodic evaluation."""
     snapshot_interval: int = 50_000
     """Learner steps between snapshots added to the opponent pool."""
     max_pool: int = 10
@@ -142,6 +145,14 @@ class PPOSelfPlayConfig(RunConfig):
                 raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 0")
         if self.torch_threads < 1:
             raise ConfigKeyError(f"torch_threads={self.torch_threads!r} must be >= 1")
+        from dune_env.policies.registry import BUILTIN_POLICIES
+
+        unknown = [n for n in self.heuristic_opponents if n not in BUILTIN_POLICIES]
+        if not self.heuristic_opponents or unknown:
+            raise ConfigKeyError(
+                f"heuristic_opponents={list(self.heuristic_opponents)!r}: need at least one, "
+                f"each a built-in policy (unknown: {unknown}; built-in: {sorted(BUILTIN_POLICIES)})"
+            )
 
 
 OPPONENT_WEIGHTINGS = ("uniform", "pfsp")
@@ -150,6 +161,7 @@ OPPONENT_WEIGHTINGS = ("uniform", "pfsp")
 # --- 2. The opponent pool ------------------------------------------------------------------------
 
 HEURISTICS = ("aggressive", "economic")
+"""The default `heuristic_opponents`."""
 
 
 @lru_cache(maxsize=16)
@@ -301,6 +313,7 @@ class OpponentPool:
         weighting: str = "uniform",
         pfsp_exponent: float = 2.0,
         pfsp_prior_games: float = 4.0,
+        heuristics: tuple[str, ...] = HEURISTICS,
     ) -> None:
         if p_self < 0 or p_heuristic < 0 or p_self + p_heuristic > 1:
             raise ValueError("need p_self >= 0, p_heuristic >= 0 and p_self + p_heuristic <= 1")
@@ -313,6 +326,7 @@ class OpponentPool:
         self.weighting = weighting
         self.pfsp_exponent = pfsp_exponent
         self.pfsp_prior_games = pfsp_prior_games
+        self.heuristics = tuple(heuristics)
         self.results = PoolResults(pool_dir)
         self._frozen_policies: dict[str, FrozenPolicy] = {}  # one per snapshot: batched calls
 
@@ -354,7 +368,7 @@ class OpponentPool:
                         continue
                 seats.append(self._frozen_policies[path])
             elif u < self.p_self + self.p_heuristic:
-                name = HEURISTICS[self._pick(rng, list(HEURISTICS))]
+                name = self.heuristics[self._pick(rng, list(self.heuristics))]
                 seats.append(load_policy(name, seed=int(rng.integers(2**31))))
             else:
                 seats.append(None)  # the wrapper's seeded uniform random policy
@@ -371,6 +385,7 @@ def make_pool(cfg: PPOSelfPlayConfig, pool_dir: str | Path) -> OpponentPool:
         cfg.opponent_weighting,
         cfg.pfsp_exponent,
         cfg.pfsp_prior_games,
+        tuple(cfg.heuristic_opponents),
     )
 
 
@@ -792,7 +807,7 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
     tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
     path = tensors
     rates = {}
-    for opponent in ("random", *HEURISTICS):
+    for opponent in ("random", *cfg.heuristic_opponents):
         result = run_benchmark(
             [str(path), opponent, opponent, opponent][: cfg.num_players],
             num_players=cfg.num_players,

@@ -180,3 +180,22 @@ def test_strategic_regions_held_is_public_and_bounded() -> None:
             _, _, done, _, _ = env.step(action)
         assert env.strategic_regions_held() == 0  # the game is over
     assert max(seen) > 0
+
+
+def test_pool_draws_heuristics_only_from_the_configured_list(tmp_path: Path) -> None:
+    """`heuristic_opponents` decides which heuristics the pool seats (here strategist only)."""
+    pool = OpponentPool(str(tmp_path), 4, p_self=0.0, p_heuristic=1.0, heuristics=("strategist",))
+    rng = np.random.default_rng(0)
+    names = {getattr(p, "name", None) for _ in range(20) for p in pool(rng)}
+    assert names == {"strategist"}
+
+
+def test_heuristic_opponents_must_be_built_in_policies() -> None:
+    """An unknown or empty list is refused at configuration time, naming the valid names."""
+    with pytest.raises(ValueError, match="unknown: \\['nope'\\].*built-in"):
+        PPOSelfPlayConfig(heuristic_opponents=("strategist", "nope"))
+    with pytest.raises(ValueError, match="at least one"):
+        PPOSelfPlayConfig(heuristic_opponents=())
+    assert PPOSelfPlayConfig(heuristic_opponents=("strategist",)).heuristic_opponents == (
+        "strategist",
+    )
