@@ -14,7 +14,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 MYPYC := mypy==2.4.1
 # What setup.py compiles (dune_env/compiled_build.py: COMPILED_GLOBS); a change to any rebuilds.
 COMPILED_SOURCES := $(filter-out %/__init__.py,$(wildcard dune_env/engine/*.py \
-	dune_env/engine/*/*.py)) dune_env/environment/observer.py dune_env/compiled_build.py setup.py
+	dune_env/engine/*/*.py dune_env/policies/heuristics/*.py)) dune_env/environment/observer.py \
+	dune_env/compiled_build.py setup.py
 BUILD_STAMP := build/compiled.stamp
 # The suites that also run on the pure-Python sources (the reference build): bad input, snapshots,
 # determinism, and the comparison of both builds.

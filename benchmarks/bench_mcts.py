@@ -2,7 +2,9 @@
 set of seeded positions, with the option each search chose.
 
     python benchmarks/bench_mcts.py [--positions 24] [--iterations 24] [--players 4]
-    python benchmarks/bench_mcts.py --compare-ref 37f149c   # before/after in one run
+    python benchmarks/bench_mcts.py --compare-ref 37f149c   # old mcts.py on today's engine
+    git worktree add /tmp/base 37f149c
+    python benchmarks/bench_mcts.py --compare-tree /tmp/base --rounds 3   # whole old package
 
 Positions: 4-player games (seeds 0, 1, ...) played by `aggressive` in every seat; every
 `--stride`-th decision that MCTS would search (a searched kind with more than one candidate)
@@ -13,7 +15,10 @@ checked for the same decisions.  Times are the searching process's CPU time (the
 shared; wall time would count the other processes).  `--compare-ref REF` also loads
 `dune_env/policies/mcts.py` as it was at git revision REF and runs it on the same positions
 (alternating, so both see the same machine load), then prints the speed ratio and how many
-decisions agree.
+decisions agree.  `--compare-tree PATH` measures a whole other checkout instead (its engine,
+heuristics and MCTS, as built there): this script runs in alternating subprocess rounds, once
+with the current package and once with PATH's on `PYTHONPATH`, and prints both rates, their
+ratio over all rounds, and whether both chose the same options.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
+import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -119,7 +126,18 @@ def main() -> None:
         help="MCTSPolicy option for the current implementation (int, float or text)",
     )
     parser.add_argument("--compare-ref", default=None, help="git revision of the old mcts.py")
+    parser.add_argument(
+        "--compare-tree",
+        default=None,
+        metavar="PATH",
+        help="another checkout (git worktree add PATH REV), measured whole in subprocess rounds",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --compare-tree")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.compare_tree:
+        compare_trees(args)
+        return
     options = dict(parse_option(text) for text in args.option)
     games = positions(args.positions, args.players, args.stride)
     modules: dict[str, Any] = {"current": mcts}
@@ -135,6 +153,17 @@ def main() -> None:
             chosen[label].append(option)
             iters[label] += n
             spent[label] += seconds
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "iterations": iters["current"],
+                    "cpu": spent["current"],
+                    "chosen": chosen["current"],
+                }
+            )
+        )
+        return
     print(
         f"{len(games)} positions ({args.players} players), budget {args.iterations} "
         f"iterations per searched decision; current MCTSPolicy options: {options or 'default'}"
@@ -153,6 +182,47 @@ def main() -> None:
             f"speed-up current/ref: {ratio:.2f}x iterations/s; "
             f"same decision in {same}/{len(games)} positions"
         )
+
+
+def compare_trees(args: argparse.Namespace) -> None:
+    """This script on the current package and on `args.compare_tree`'s, alternating rounds."""
+    tree = Path(args.compare_tree).resolve()
+    if not (tree / "dune_env" / "__init__.py").is_file():
+        raise SystemExit(f"--compare-tree {tree}: no dune_env package there (a checkout's root?)")
+    command = [sys.executable, str(Path(__file__).resolve()), "--json"]
+    for name in ("positions", "iterations", "players", "stride"):
+        command += [f"--{name}", str(getattr(args, name))]
+    for text in args.option:
+        command += ["--option", text]
+    labels = {"current": ROOT, f"tree {tree}": tree}
+    totals = {label: [0, 0.0] for label in labels}
+    chosen: dict[str, list[int]] = {}
+    for round_ in range(args.rounds):
+        for label, path in labels.items():
+            env = dict(os.environ, PYTHONPATH=str(path))
+            run = subprocess.run(command, env=env, capture_output=True, text=True, cwd=path)
+            if run.returncode != 0:
+                raise SystemExit(f"{label}: the benchmark failed: {run.stderr.strip()[-400:]}")
+            result = json.loads(run.stdout.strip().splitlines()[-1])
+            totals[label][0] += result["iterations"]
+            totals[label][1] += result["cpu"]
+            chosen[label] = result["chosen"]
+            print(
+                f"round {round_} {label:>16}: {result['iterations'] / result['cpu']:8.1f} "
+                f"iterations/s, decisions {digest(result['chosen'])}"
+            )
+    rates = {label: its / cpu for label, (its, cpu) in totals.items()}
+    current, other = list(labels)
+    print(
+        f"{args.positions} positions ({args.players} players), budget {args.iterations}, "
+        f"{args.rounds} rounds; iterations per CPU-second over all rounds: "
+        + ", ".join(f"{label} {rate:.1f}" for label, rate in rates.items())
+    )
+    same = chosen[current] == chosen[other]
+    print(
+        f"speed-up current/tree: {rates[current] / rates[other]:.2f}x; "
+        f"same decisions: {'yes' if same else 'NO'}"
+    )
 
 
 if __name__ == "__main__":

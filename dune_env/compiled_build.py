@@ -1,8 +1,9 @@
-"""Which build of the engine and observer runs: compiled with mypyc, or the pure-Python sources.
+"""Which build of the engine, observer and heuristics runs: compiled (mypyc) or pure Python.
 
 One source serves both builds.  `setup.py` compiles the modules that `compiled_sources` lists
-(every module under `dune_env/engine/` and `dune_env/environment/observer.py`, found by glob, so
-new engine modules are compiled too) into extension modules next to the `.py` files, and bakes
+(every module under `dune_env/engine/`, `dune_env/environment/observer.py` and the heuristic
+policies' modules under `dune_env/policies/heuristics/`, found by glob, so new modules there are
+compiled too) into extension modules next to the `.py` files, and bakes
 the SHA-256 of each compiled source into a generated, compiled module `_compiled_manifest`.
 
 At `import dune_env`, `activate()` either
@@ -34,7 +35,7 @@ from typing import Any
 PACKAGE = "dune_env"
 PURE_ENV_VAR = "DUNE_ENV_PURE"
 # Patterns relative to the package directory; package `__init__` modules stay pure Python.
-COMPILED_GLOBS = ("engine/**/*.py", "environment/observer.py")
+COMPILED_GLOBS = ("engine/**/*.py", "environment/observer.py", "policies/heuristics/*.py")
 MANIFEST_MODULE = "_compiled_manifest"
 # The mypy (mypyc) release the compiled build is made and tested with; setup.py refuses others.
 MYPYC_REQUIREMENT = "mypy==2.4.1"

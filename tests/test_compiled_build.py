@@ -185,6 +185,38 @@ def test_compiled_and_pure_builds_play_bit_identical_games() -> None:
     assert results[False]["env"] == results[True]["env"]
 
 
+HEURISTIC_GAMES = """
+import hashlib, json
+import dune_env
+from dune_env.engine import Game, GameConfig
+from dune_env.policies.registry import load_policy
+digest = hashlib.sha256()
+lineups = (["strategist", "economic", "aggressive", "random"],
+           ["strategist", "economic", "aggressive", "strategist", "economic"])
+for seed, names in enumerate(lineups * 2):
+    game = Game(GameConfig(num_players=len(names)), seed=seed)
+    policies = [load_policy(n, seed=seed * 10 + i) for i, n in enumerate(names)]
+    while not game.terminal:
+        game.apply(policies[game.state.pending_seat].act(game, game.state.pending_seat))
+    digest.update(game.to_json().encode())
+print(json.dumps({"compiled": dune_env.build_info()["compiled"], "games": digest.hexdigest()}))
+"""
+
+
+@needs_compiled
+def test_compiled_and_pure_heuristics_choose_the_same_options() -> None:
+    """The heuristics (compiled too) play seeded 4- and 5-player games of strategist, economic,
+    aggressive and random to byte-identical ends on both builds: same choices, decision by
+    decision (a float coerced differently would change one)."""
+    results = {}
+    for pure in (False, True):
+        run = _run_python(HEURISTIC_GAMES, pure=pure)
+        assert run.returncode == 0, run.stderr
+        results[pure] = json.loads(run.stdout)
+    assert results[False]["compiled"] is True and results[True]["compiled"] is False
+    assert results[False]["games"] == results[True]["games"]
+
+
 LAYOUTS = """
 import json
 from dune_env.environment.observer import OBS_LAYOUT, STATE_LAYOUT
@@ -262,6 +294,41 @@ def test_states_configs_and_generators_pickle_and_deepcopy(how: str) -> None:
     rng.below(6)
     twin = roundtrip(rng)
     assert [twin.below(6) for _ in range(20)] == [rng.below(6) for _ in range(20)]
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_an_environment_and_its_observer_pickle_and_observe_identically(how: str) -> None:
+    """The observer (a compiled class) copies with empty caches; a `dune_v1` environment pickles
+    and deep-copies (vector-env workers and SB3 send them across processes) and its copy plays
+    the same seeded game with the same observations and masks."""
+    import numpy as np
+
+    from dune_env.environment.observer import Observer
+
+    roundtrip = (lambda x: pickle.loads(pickle.dumps(x))) if how == "pickle" else copy.deepcopy
+    observer = roundtrip(Observer(5))
+    game = _mid_game(players=5)
+    assert observer.num_players == 5
+    assert np.array_equal(observer.observe(game.state, 1, 2), Observer(5).observe(game.state, 1, 2))
+    env = dune_env.env(num_players=4)
+    env.reset(seed=3)
+    played = []
+    for _ in range(25):
+        played.append(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))
+        env.step(played[-1])
+    # Gymnasium's EzPickle: a copy is a fresh environment of the same arguments (no game).
+    twin = roundtrip(env)
+    twin.reset(seed=3)
+    for action in played:
+        twin.step(action)
+    for _ in range(40):
+        (a, *_), (b, *_) = env.last(), twin.last()
+        assert env.agent_selection == twin.agent_selection
+        assert np.array_equal(a["observation"], b["observation"])
+        assert np.array_equal(a["action_mask"], b["action_mask"])
+        action = int(np.flatnonzero(a["action_mask"])[0])
+        env.step(action)
+        twin.step(action)
 
 
 def test_a_config_keeps_the_reward_values_it_was_given() -> None:

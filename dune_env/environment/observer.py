@@ -1393,6 +1393,11 @@ class Observer:
         """Forget the cache key (a new game or a restored position)."""
         self._key = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy starts with empty caches, rebuilt at its first call.  (Pickle and deepcopy of
+        # the compiled class need it: mypyc classes have no instance __dict__ to copy.)
+        return Observer, (self.num_players,)
+
     # --- public part ---------------------------------------------------------------------
 
     def public(self, state: GameState, key: object) -> np.ndarray:

@@ -59,6 +59,8 @@ def _worker(remote: Connection, parent: Connection, kwargs: CloudpickleWrapper) 
                     result = (obs, rewards, dones, infos, venv.games.masks.copy())
                 elif command == "get_attr":
                     result = venv.get_attr(data[0], data[1])
+                elif command == "has_attr":  # a bool, never the attribute (it may not pickle)
+                    result = venv.has_attr(data)
                 elif command == "env_method":
                     name, args, kw, indices = data
                     result = venv.env_method(name, *args, indices=indices, **kw)
@@ -219,6 +221,19 @@ class SubprocDuneVecEnv(VecEnv):
                 raise payload
             out += payload
         return out
+
+    def has_attr(self, attr_name: str) -> bool:
+        """Whether every sub-env has `attr_name`, asked in the workers: SB3's default fetches
+        the attribute itself, and a bound method (MaskablePPO asks for `action_masks`) would
+        pickle the whole sub-env across the pipe."""
+        answers = []
+        for remote in self.remotes:
+            remote.send(("has_attr", attr_name))
+            status, payload = remote.recv()
+            if status == "error":
+                raise payload
+            answers.append(bool(payload))
+        return all(answers)
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         raise AttributeError(

@@ -437,6 +437,12 @@ def test_subprocess_vec_env_matches_the_single_process_one() -> None:
                 np.testing.assert_array_equal(x, y)
             assert [sorted(i) for i in got[3]] == [sorted(i) for i in expected[3]]
         assert multi.get_attr("learner_seat") == single.get_attr("learner_seat")
+        # MaskablePPO's check: answered in the workers (the bound method would not pickle on
+        # the compiled build, and would ship the whole sub-env across the pipe if it did).
+        assert multi.has_attr("action_masks") and not multi.has_attr("no_such_attribute")
+        from sb3_contrib.common.maskable.utils import is_masking_supported
+
+        assert is_masking_supported(multi)
         before = multi.action_masks()
         actions = random_actions(rng, before)
         actions[3] = int(np.flatnonzero(~before[3])[0])

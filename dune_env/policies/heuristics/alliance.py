@@ -25,7 +25,7 @@ def ally_offer(style: Style, s: GameState, seat: int, options: list[int]) -> int
         together = alliance_regions(s, me, target)
         value = 0.0
         if together >= 3:
-            value = together
+            value = float(together)
         elif style.ally_generosity and target == Faction.CORRINO and s.storage[target] >= 3:
             value = 1.0
         if value > best_value:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from ...engine import DecisionKind, GameState
 from ...engine.constants import (
     CARD,
@@ -435,6 +437,8 @@ def strategist_handlers() -> tuple[Handler, ...]:
     return tuple(table[spec.kind] for spec in SPECS)
 
 
+# A plain Python class in the compiled build: its base, in the package `__init__`, is one.
+@mypyc_attr(native_class=False)
 class StrategistPolicy(HeuristicPolicy):
     """Garrisons, Snooper/Shield for them, Kanly at the leader, a timed push for three
     strategic regions and alliances that make an alliance win reachable (module docstring)."""
