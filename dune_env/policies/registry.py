@@ -31,9 +31,10 @@ BUILTIN_POLICIES: dict[str, str] = {
     "economic-eps20": "dune_env.policies.epsilon:EconomicEps20",
 }
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
-# name -> shipped model in the safe format (see docs/models/ppo-4p.md).
+# name -> shipped model in the safe format (model cards: docs/models/<name>.md).
 SHIPPED_MODELS: dict[str, str] = {
     "ppo-4p": "ppo_4p.safetensors",
+    "bc-4p": "bc_4p.safetensors",
 }
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 

@@ -192,12 +192,16 @@ def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
         load_policy(str(tmp_path / "junk.zip"), trust=True)
 
 
-def test_shipped_checkpoint_loads_and_plays_full_games_legally() -> None:
-    """The registered `ppo-4p` baseline loads and plays every seat of full games."""
+@pytest.mark.parametrize("name", ["ppo-4p", "bc-4p"])
+def test_shipped_checkpoint_loads_and_plays_full_games_legally(name: str) -> None:
+    """Each registered shipped model loads and plays every seat of full games, and has its
+    model card (docs/models/<name>.md)."""
     from dune_env.policies.registry import CHECKPOINT_DIR, SHIPPED_MODELS
 
-    assert (CHECKPOINT_DIR / SHIPPED_MODELS["ppo-4p"]).is_file()
-    play_full_games("ppo-4p", games=3)
+    assert sorted(SHIPPED_MODELS) == ["bc-4p", "ppo-4p"]
+    assert (CHECKPOINT_DIR / SHIPPED_MODELS[name]).is_file()
+    assert (Path(__file__).resolve().parents[2] / "docs" / "models" / f"{name}.md").is_file()
+    play_full_games(name, games=3)
 
 
 def test_a_model_saved_again_is_reloaded(tmp_path: Path) -> None:
@@ -360,3 +364,15 @@ def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -
     again = pool(np.random.default_rng(1))  # nothing left to draw: no snapshot seats
     assert not any(isinstance(seat, FrozenPolicy) for seat in again)
     assert pool._frozen_policies == {}
+
+
+def test_bc_4p_was_trained_on_dune_v1_and_reads_the_whole_observation() -> None:
+    """The imitation baseline is a `dune_v1` model (all 729 entries, the current fingerprint),
+    unlike `ppo-4p`, which reads the legacy 717-entry prefix."""
+    from dune_env.policies.registry import CHECKPOINT_DIR
+    from dune_env.policies.weights import spaces_fingerprint
+
+    description = json.loads((CHECKPOINT_DIR / "bc_4p.json").read_text())
+    assert description["env"] == "dune_v1" and description["observation_size"] == 729
+    assert description["spaces_fingerprint"] == spaces_fingerprint()
+    assert description["tensors"]["file"] == "bc_4p.safetensors"
