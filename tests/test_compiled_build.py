@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,16 @@ HAS_COMPILED = any(_compiled.extension_file(p) for p in _compiled.compiled_sourc
 needs_compiled = pytest.mark.skipif(
     not HAS_COMPILED, reason="no compiled build here (make build / setup.py build_ext --inplace)"
 )
+
+
+def _on_both_builds(code: str) -> dict[bool, Any]:
+    """The JSON that `code` prints, run on the compiled build (False) and the pure one (True)."""
+    results = {}
+    for pure in (False, True):
+        run = _run_python(code, pure=pure)
+        assert run.returncode == 0, run.stderr
+        results[pure] = json.loads(run.stdout)
+    return results
 
 
 def _run_python(code: str, *, pure: bool, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -175,11 +186,7 @@ print(json.dumps({"compiled": dune_env.build_info()["compiled"],
 def test_compiled_and_pure_builds_play_bit_identical_games() -> None:
     """Seeded random games (3-8 players) end in byte-identical snapshots, and the environment's
     observations, masks and rewards are byte-identical, on the compiled and the pure build."""
-    results = {}
-    for pure in (False, True):
-        run = _run_python(PLAY, pure=pure)
-        assert run.returncode == 0, run.stderr
-        results[pure] = json.loads(run.stdout)
+    results = _on_both_builds(PLAY)
     assert results[False]["compiled"] is True and results[True]["compiled"] is False
     assert results[False]["engine"] == results[True]["engine"]
     assert results[False]["env"] == results[True]["env"]
@@ -208,11 +215,7 @@ def test_compiled_and_pure_heuristics_choose_the_same_options() -> None:
     """The heuristics (compiled too) play seeded 4- and 5-player games of strategist, economic,
     aggressive and random to byte-identical ends on both builds: same choices, decision by
     decision (a float coerced differently would change one)."""
-    results = {}
-    for pure in (False, True):
-        run = _run_python(HEURISTIC_GAMES, pure=pure)
-        assert run.returncode == 0, run.stderr
-        results[pure] = json.loads(run.stdout)
+    results = _on_both_builds(HEURISTIC_GAMES)
     assert results[False]["compiled"] is True and results[True]["compiled"] is False
     assert results[False]["games"] == results[True]["games"]
 
@@ -233,11 +236,7 @@ def test_both_builds_declare_the_same_layouts_and_model_fingerprint() -> None:
     """The observation and state layouts, down to the type of each scale (a compiled float
     parameter once turned the int 12 into 12.0), and so the fingerprint a saved model is checked
     against, are the same on both builds: a model loads on either."""
-    results = {}
-    for pure in (False, True):
-        run = _run_python(LAYOUTS, pure=pure)
-        assert run.returncode == 0, run.stderr
-        results[pure] = json.loads(run.stdout)
+    results = _on_both_builds(LAYOUTS)
     assert results[False] == results[True]
 
 
