@@ -35,6 +35,7 @@ CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 SHIPPED_MODELS: dict[str, str] = {
     "ppo-4p": "ppo_4p.safetensors",
     "bc-4p": "bc_4p.safetensors",
+    "bc-5p": "bc_5p.safetensors",
 }
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 

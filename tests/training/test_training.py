@@ -192,13 +192,13 @@ def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
         load_policy(str(tmp_path / "junk.zip"), trust=True)
 
 
-@pytest.mark.parametrize("name", ["ppo-4p", "bc-4p"])
+@pytest.mark.parametrize("name", ["ppo-4p", "bc-4p", "bc-5p"])
 def test_shipped_checkpoint_loads_and_plays_full_games_legally(name: str) -> None:
     """Each registered shipped model loads and plays every seat of full games, and has its
     model card (docs/models/<name>.md)."""
     from dune_env.policies.registry import CHECKPOINT_DIR, SHIPPED_MODELS
 
-    assert sorted(SHIPPED_MODELS) == ["bc-4p", "ppo-4p"]
+    assert sorted(SHIPPED_MODELS) == ["bc-4p", "bc-5p", "ppo-4p"]
     assert (CHECKPOINT_DIR / SHIPPED_MODELS[name]).is_file()
     assert (Path(__file__).resolve().parents[2] / "docs" / "models" / f"{name}.md").is_file()
     play_full_games(name, games=3)
@@ -366,13 +366,14 @@ def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -
     assert pool._frozen_policies == {}
 
 
-def test_bc_4p_was_trained_on_dune_v1_and_reads_the_whole_observation() -> None:
-    """The imitation baseline is a `dune_v1` model (all 729 entries, the current fingerprint),
+@pytest.mark.parametrize("stem", ["bc_4p", "bc_5p"])
+def test_the_imitations_were_trained_on_dune_v1_and_read_the_whole_observation(stem: str) -> None:
+    """The imitation baselines are `dune_v1` models (all 729 entries, the current fingerprint),
     unlike `ppo-4p`, which reads the legacy 717-entry prefix."""
     from dune_env.policies.registry import CHECKPOINT_DIR
     from dune_env.policies.weights import spaces_fingerprint
 
-    description = json.loads((CHECKPOINT_DIR / "bc_4p.json").read_text())
+    description = json.loads((CHECKPOINT_DIR / f"{stem}.json").read_text())
     assert description["env"] == "dune_v1" and description["observation_size"] == 729
     assert description["spaces_fingerprint"] == spaces_fingerprint()
-    assert description["tensors"]["file"] == "bc_4p.safetensors"
+    assert description["tensors"]["file"] == f"{stem}.safetensors"
