@@ -88,32 +88,26 @@ def test_rllib_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Path) -> N
     pytest.importorskip("ray.rllib")
     from training.rllib_ppo import main as rllib_main
 
-    code = rllib_main(
-        [
-            "--iterations", "1",
-            "--train-batch-size", "300",
-            "--minibatch-size", "100",
-            "--num-epochs", "1",
-            "--hidden", "32,32",
-            "--out-dir", str(tmp_path),
-        ]
-    )  # fmt: skip
+    def tiny_run(iterations: int) -> int:
+        return rllib_main(
+            [
+                "--iterations", str(iterations),
+                "--train-batch-size", "300",
+                "--minibatch-size", "100",
+                "--num-epochs", "1",
+                "--hidden", "32,32",
+                "--out-dir", str(tmp_path),
+            ]
+        )  # fmt: skip
+
+    code = tiny_run(1)
     assert code == 0
     checkpoint = tmp_path / "rllib_4p_seed0" / "checkpoint"
     assert (checkpoint / "rllib_checkpoint.json").exists()
     assert (tmp_path / "rllib_4p_seed0" / "metrics.jsonl").read_text().strip()
     play_full_games(str(checkpoint), games=1, trust=True)
     # Rerunning the command with more iterations resumes the run (resume is a shared field).
-    code = rllib_main(
-        [
-            "--iterations", "2",
-            "--train-batch-size", "300",
-            "--minibatch-size", "100",
-            "--num-epochs", "1",
-            "--hidden", "32,32",
-            "--out-dir", str(tmp_path),
-        ]
-    )  # fmt: skip
+    code = tiny_run(2)
     assert code == 0
     rows = (tmp_path / "rllib_4p_seed0" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(r)["iteration"] for r in rows] == [1, 2]
