@@ -348,3 +348,34 @@ def test_sha_of_a_fixed_game_is_stable_across_runs() -> None:
     run = _run_python(code, pure=_compiled.pure_forced())
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == here
+
+
+_SWAPPABLE_REGISTRIES = {("handlers.py", "HANDLERS")}  # (tests swap the heuristics' table)
+
+
+def test_module_level_constants_of_compiled_modules_are_final() -> None:
+    """Compiled code looks up a module-level name that is not `Final` in the module's dictionary
+    at every use (and inlines a `Final` int): each UPPER_CASE module-level assignment of a
+    compiled module is declared `Final` (docs/performance.md).  Exempt: registries that tests
+    replace and that only set-up code reads."""
+    import ast
+    import re
+
+    missing = []
+    for path in _compiled.compiled_sources():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                if "Final" in ast.unparse(node.annotation):
+                    continue
+                names = [node.target.id]
+            else:
+                continue
+            missing += [
+                f"{path.name}:{node.lineno} {name}"
+                for name in names
+                if re.fullmatch(r"_?[A-Z][A-Z0-9_]*", name)
+                and (path.name, name) not in _SWAPPABLE_REGISTRIES
+            ]
+    assert not missing, f"declare these module-level constants Final: {missing}"

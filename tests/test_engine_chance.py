@@ -104,3 +104,79 @@ def test_snapshot_keeps_the_turn_roll_counter() -> None:
         mid.apply(option)
         restored.apply(option)
     assert restored.to_json() == mid.to_json() == game.to_json()
+
+
+# --- the generator's arithmetic: SplitMix64 by the plain formulas, written out here ---------------
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _splitmix_finaliser(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _reference_prefix(seed: int, *where: int) -> int:
+    z = _splitmix_finaliser((seed + _GOLDEN) & _MASK64)
+    for k in where:
+        z = _splitmix_finaliser(((z ^ k) + _GOLDEN) & _MASK64)
+    return z
+
+
+def _reference_below(n: int, prefix: int, index: int) -> int:
+    return (_splitmix_finaliser(((prefix ^ index) + _GOLDEN) & _MASK64) * n) >> 64
+
+
+def test_the_32_bit_halves_compute_splitmix64_bit_for_bit() -> None:
+    """The dice of ROLL-1 (and every other draw) come from SplitMix64: the halves' route that
+    the compiled build takes (`_mix2`, `_add_golden`, `_below`, `_pack`) equals the plain
+    64-bit formulas on edge values and random ones (on both builds: `make test` runs this file
+    on pure Python too)."""
+    from dune_env.engine import rng
+
+    chooser = random.Random(11)
+    values = [0, 1, _MASK64, 1 << 63, (1 << 63) - 1, (1 << 32) - 1, 1 << 32]
+    values += [chooser.getrandbits(64) for _ in range(3000)]
+    for z in values:
+        h, lo = rng._mix2(z >> 32, z & 0xFFFFFFFF)
+        assert h * (1 << 32) + lo == _splitmix_finaliser(z), z
+        h, lo = rng._add_golden(z >> 32, z & 0xFFFFFFFF)
+        assert h * (1 << 32) + lo == (z + _GOLDEN) & _MASK64, z
+        packed = rng._pack(z >> 32, z & 0xFFFFFFFF)
+        assert -(1 << 63) <= packed < (1 << 63) and packed & _MASK64 == z, z
+        for n in (1, 2, 6, 8, 1000, (1 << 31) - 1, 1 << 31, 1 << 40):
+            assert rng._below(n, z >> 32, z & 0xFFFFFFFF) == (z * n) >> 64, (z, n)
+        assert rng._mix(z) == _splitmix_finaliser(z)
+
+
+def test_chance_outcomes_equal_the_reference_formulas() -> None:
+    """ChanceRng's events and outcomes, by whichever route this build takes, are the reference
+    SplitMix64 hash of (seed, coordinates, index): `prefix` gives the 64-bit hash as a signed
+    64-bit value, `below` the multiply-shift of the outcome's hash."""
+    chooser = random.Random(12)
+    for seed in [0, 1, _MASK64, 1 << 63] + [chooser.getrandbits(64) for _ in range(100)]:
+        chance = ChanceRng(seed)
+        for _ in range(10):
+            where = [chooser.randrange(60) for _ in range(chooser.randrange(5))]
+            event = chance.prefix(*where)
+            expected = _reference_prefix(seed, *where)
+            assert -(1 << 63) <= event < (1 << 63) and event & _MASK64 == expected
+            for index in range(8):
+                for n in (1, 3, 6, 8, 1 << 33):
+                    assert chance.below(n, event, index) == _reference_below(n, expected, index)
+
+
+def test_the_sequential_generator_is_splitmix64() -> None:
+    """DiceRng (policies' tie-breaks, determinisation) is the SplitMix64 stream of its seed."""
+    from dune_env.engine.rng import DiceRng
+
+    for seed in (0, 7, _MASK64, 1 << 63):
+        dice, state = DiceRng(seed), seed
+        for n in (6, 1, 8, 1_000_000, 1 << 40, 6):
+            state = (state + _GOLDEN) & _MASK64
+            assert dice.below(n) == (_splitmix_finaliser(state) * n) >> 64
+            assert dice.state == state
+        state = (state + _GOLDEN) & _MASK64
+        assert dice.next_u64() == _splitmix_finaliser(state)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -21,15 +21,15 @@ from .constants import (
     available_factions,
 )
 
-FACTION_MODES = ("random", "assigned", "draft")
-FACE_DANCER_MODES = ("dice", "spice")
+FACTION_MODES: Final = ("random", "assigned", "draft")
+FACE_DANCER_MODES: Final = ("dice", "spice")
 
 
 class ConfigError(ValueError):
     """An invalid game configuration."""
 
 
-SEED_LIMIT = 1 << 64  # game seeds are 64-bit: 0 <= seed < 2**64
+SEED_LIMIT: Final = 1 << 64  # game seeds are 64-bit: 0 <= seed < 2**64
 
 
 def check_seed(seed: object, what: str = "seed") -> int:

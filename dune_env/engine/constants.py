@@ -8,6 +8,7 @@ and the environment's action table depend on it) and is pinned by golden tests.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
 
 class Faction(IntEnum):
@@ -23,9 +24,9 @@ class Faction(IntEnum):
     SMUGGLERS = 7
 
 
-NUM_FACTIONS = 8
+NUM_FACTIONS: Final = 8
 
-FACTION_NAMES = (
+FACTION_NAMES: Final = (
     "Atreides",
     "Harkonnen",
     "Fremen",
@@ -44,7 +45,7 @@ class UnitType(IntEnum):
     ELITE = 1
 
 
-NUM_UNIT_TYPES = 2
+NUM_UNIT_TYPES: Final = 2
 
 
 class Token(IntEnum):
@@ -55,12 +56,12 @@ class Token(IntEnum):
     ORNITHOPTER = 2
 
 
-NUM_TOKEN_TYPES = 3
-TOKEN_NAMES = ("Fortress", "Harvester", "Ornithopter")
-PROPERTY_TOKENS_PER_TYPE = 2  # COMP-2: 2 of each, 6 in all
-NUM_THUMPERS = 4  # COMP-2
+NUM_TOKEN_TYPES: Final = 3
+TOKEN_NAMES: Final = ("Fortress", "Harvester", "Ornithopter")
+PROPERTY_TOKENS_PER_TYPE: Final = 2  # COMP-2: 2 of each, 6 in all
+NUM_THUMPERS: Final = 4  # COMP-2
 
-NO_ONE = -1  # holder / faction / region sentinel meaning "nobody" or "common supply"
+NO_ONE: Final = -1  # holder / faction / region sentinel meaning "nobody" or "common supply"
 
 # --- Dice (COMP-1) --------------------------------------------------------------------------
 
@@ -77,12 +78,12 @@ class Die(IntEnum):
     KANLY = 6
 
 
-NUM_DICE = 7
-FACTION_DICE = (0, 1, 2, 3)
-FACES_PER_DIE = 6
+NUM_DICE: Final = 7
+FACTION_DICE: Final = (0, 1, 2, 3)
+FACES_PER_DIE: Final = 6
 
 # Faction-die faces, left to right as the rulebook lists them (COMP-1).
-FACTION_DIE_SYMBOLS: tuple[int, ...] = (
+FACTION_DIE_SYMBOLS: Final[tuple[int, ...]] = (
     Faction.ATREIDES,
     Faction.CORRINO,
     Faction.HARKONNEN,
@@ -90,12 +91,12 @@ FACTION_DIE_SYMBOLS: tuple[int, ...] = (
     Faction.BENE_GESSERIT,
     Faction.FREMEN,
 )
-SYMBOL_FACTIONS = frozenset(FACTION_DIE_SYMBOLS)
+SYMBOL_FACTIONS: Final = frozenset(FACTION_DIE_SYMBOLS)
 
 # Spice die: faces 0..4 give 1..5 spice, face 5 is Shai-Hulud; faces 2,3,4 (3,4,5 spice) show
 # the storm symbol (COMP-1, STORM-1).
-SHAI_HULUD_FACE = 5
-STORM_SPICE_FACES = frozenset({2, 3, 4})
+SHAI_HULUD_FACE: Final = 5
+STORM_SPICE_FACES: Final = frozenset({2, 3, 4})
 
 
 class KanlyFace(IntEnum):
@@ -107,12 +108,12 @@ class KanlyFace(IntEnum):
     THUMPER = 5
 
 
-KANLY_NAMES = ("Poison", "Crysknife", "Hunter-seeker", "Snooper", "Shield", "Thumper")
+KANLY_NAMES: Final = ("Poison", "Crysknife", "Hunter-seeker", "Snooper", "Shield", "Thumper")
 
 # --- Factions' pieces (COMP-3) ----------------------------------------------------------------
 
 # units[faction] = (regular units, elite units)
-UNIT_COUNTS: tuple[tuple[int, int], ...] = (
+UNIT_COUNTS: Final[tuple[tuple[int, int], ...]] = (
     (12, 0),  # Atreides
     (12, 0),  # Harkonnen
     (8, 0),  # Fremen
@@ -122,10 +123,10 @@ UNIT_COUNTS: tuple[tuple[int, int], ...] = (
     (12, 0),  # Bene Gesserit
     (12, 0),  # Smugglers
 )
-LEADER_COUNTS = (2, 1, 1, 1, 1, 1, 1, 1)  # Atreides: Leto + Duncan Idaho (ATR-1)
-LEADER_STRENGTHS = (3, 4, 3, 2, 3, 2, 3, 3)
-ATREIDES_TWO_LEADERS_STRENGTH = 5  # ATR-1: one token is 3, both are 5
-LEADER_NAMES = (
+LEADER_COUNTS: Final = (2, 1, 1, 1, 1, 1, 1, 1)  # Atreides: Leto + Duncan Idaho (ATR-1)
+LEADER_STRENGTHS: Final = (3, 4, 3, 2, 3, 2, 3, 3)
+ATREIDES_TWO_LEADERS_STRENGTH: Final = 5  # ATR-1: one token is 3, both are 5
+LEADER_NAMES: Final = (
     "Leto",
     "Baron Vladimir",
     "Liet Kynes",
@@ -135,8 +136,8 @@ LEADER_NAMES = (
     "Mohiam",
     "Esmar Tuek",
 )
-STORAGE_CAP = 5  # COR-2, GLD-1
-STORAGE_FACTIONS = frozenset({Faction.CORRINO, Faction.GUILD})  # the factions with a storage
+STORAGE_CAP: Final = 5  # COR-2, GLD-1
+STORAGE_FACTIONS: Final = frozenset({Faction.CORRINO, Faction.GUILD})  # the factions with a storage
 
 
 def unit_strength(faction: int, unit_type: int) -> int:
@@ -157,12 +158,12 @@ def leaders_strength(faction: int, count: int) -> int:
 
 # --- Player counts (SETUP-5) ------------------------------------------------------------------
 
-MIN_PLAYERS = 3
-MAX_PLAYERS = 8
-MAX_ROUNDS = 6  # DEF-3
-ALLIANCE_MIN_PLAYERS = 5  # ALLY-1
+MIN_PLAYERS: Final = 3
+MAX_PLAYERS: Final = 8
+MAX_ROUNDS: Final = 6  # DEF-3
+ALLIANCE_MIN_PLAYERS: Final = 5  # ALLY-1
 
-_BASE_FACTIONS = (
+_BASE_FACTIONS: Final = (
     Faction.ATREIDES,
     Faction.HARKONNEN,
     Faction.FREMEN,
@@ -188,7 +189,7 @@ def available_factions(num_players: int) -> tuple[int, ...]:
 
 # --- Locations ---------------------------------------------------------------------------------
 # A piece's location is a region index 0..9, or CARD or RESERVE (DEF-1, DEF-2).
-NUM_REGIONS = 10
-CARD = 10
-RESERVE = 11
-NUM_LOCATIONS = 12
+NUM_REGIONS: Final = 10
+CARD: Final = 10
+RESERVE: Final = 11
+NUM_LOCATIONS: Final = 12

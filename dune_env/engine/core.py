@@ -10,6 +10,7 @@ for the legal mask and for checking an applied option, and the function applying
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from .constants import NO_ONE
 from .decision_spec import DecisionKind
@@ -18,7 +19,7 @@ from .state import GameState, Phase
 
 RunFn = Callable[[GameState], None]
 
-RUNNERS: dict[int, RunFn] = {}
+RUNNERS: Final[dict[int, RunFn]] = {}
 
 
 def runner(*phases: Phase) -> Callable[[RunFn], RunFn]:

@@ -84,13 +84,13 @@ def _fields(*spec: tuple[str, int, int] | tuple[str, int, int, int]) -> tuple[Re
     return tuple(RecordField(s[0], 1, s[1], s[2]) if len(s) == 3 else RecordField(*s) for s in spec)
 
 
-_FAC = (0, NUM_FACTIONS - 1)
-_ANY_FAC = (NO_ONE, NUM_FACTIONS - 1)
-_REG = (0, NUM_REGIONS - 1)
-_SEAT = (0, 7)
-_UT = (0, NUM_UNIT_TYPES - 1)
-_N = (0, 255)  # counts, amounts and strengths (generous bounds)
-_DEST = (CARD, RESERVE)
+_FAC: Final = (0, NUM_FACTIONS - 1)
+_ANY_FAC: Final = (NO_ONE, NUM_FACTIONS - 1)
+_REG: Final = (0, NUM_REGIONS - 1)
+_SEAT: Final = (0, 7)
+_UT: Final = (0, NUM_UNIT_TYPES - 1)
+_N: Final = (0, 255)  # counts, amounts and strengths (generous bounds)
+_DEST: Final = (CARD, RESERVE)
 
 # The registry: each kind's argument names and bounds, in order.
 EVENT_FIELDS: Final[dict[int, tuple[RecordField, ...]]] = {
@@ -198,11 +198,11 @@ def event_args(event: tuple[int, ...]) -> dict[str, Any]:
     return args
 
 
-_R = DEFAULT_MAP.names
-_F = FACTION_NAMES
-_UNIT = ("unit", "Sardaukar")
-_WHAT = ("", "a unit", "a leader", "a Sardaukar")
-_VICTORY = ("alone", "in alliance", "by time-out (END-5)", "")
+_R: Final = DEFAULT_MAP.names
+_F: Final = FACTION_NAMES
+_UNIT: Final = ("unit", "Sardaukar")
+_WHAT: Final = ("", "a unit", "a leader", "a Sardaukar")
+_VICTORY: Final = ("alone", "in alliance", "by time-out (END-5)", "")
 
 
 def _a(noun: str) -> str:
@@ -242,7 +242,7 @@ def _dest(location: int) -> str:
     return "card" if location == CARD else "reserve"
 
 
-_K = EventKind
+_K: Final = EventKind
 # One line of English per event kind, from the event's named arguments (EVENT_FIELDS).
 _TEXT: Final[dict[int, Callable[[dict[str, Any]], str]]] = {
     _K.SETUP_STORM: lambda a: f"Setup: the storm starts over sector {a['sector']}.",
@@ -360,7 +360,7 @@ def render(event: tuple[int, ...]) -> str:
     return text(event_args(event))
 
 
-_KANLY_SHORT = ("Poison", "Crysknife", "Hunter", "Snooper", "Shield", "Thumper")
+_KANLY_SHORT: Final = ("Poison", "Crysknife", "Hunter", "Snooper", "Shield", "Thumper")
 
 
 def describe_dice(faces: tuple[int, ...] | list[int]) -> str:

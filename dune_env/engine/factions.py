@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from . import constants, queries, rules
 from .constants import FACTION_NAMES, Faction
@@ -40,7 +41,7 @@ class Step(IntEnum):
     END_TURN = 10
 
 
-STEP_NAMES = {
+STEP_NAMES: Final = {
     Step.SETUP: "set-up",
     Step.ROLL: "1 roll",
     Step.ALLY: "2 ally",
@@ -79,10 +80,10 @@ def _a(
     return Ability(rule, name, steps, implemented_by, decisions)
 
 
-S = Step
-K = DecisionKind
+S: Final = Step
+K: Final = DecisionKind
 
-FACTION_ABILITIES: dict[Faction, tuple[Ability, ...]] = {
+FACTION_ABILITIES: Final[dict[Faction, tuple[Ability, ...]]] = {
     Faction.ATREIDES: (
         _a(
             "ATR-0",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, SupportsIndex, cast
+from typing import Any, Final, NamedTuple, Protocol, SupportsIndex, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -144,7 +144,7 @@ def legal_options(state: GameState) -> list[int]:
     return cache
 
 
-_GAME_OVER = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
+_GAME_OVER: Final = int(Phase.GAME_OVER)  # (a plain int: enum attribute lookups are slow)
 
 
 def advance(state: GameState) -> None:

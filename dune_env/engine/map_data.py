@@ -46,7 +46,7 @@ class Region:
         raise ValueError(f"no region is named {label!r}; regions: {', '.join(DEFAULT_MAP.names)}")
 
 
-NUM_SECTORS = 6
+NUM_SECTORS: Final = 6
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,8 @@ def _adjacency(pairs: list[tuple[int, int]], n: int) -> tuple[frozenset[int], ..
     return tuple(frozenset(s) for s in table)
 
 
-R = Region
-_PAIRS = [
+R: Final = Region
+_PAIRS: Final = [
     # MAP-2, each border once.
     (R.POLAR_CAP, R.CIELAGO_PLAIN),
     (R.POLAR_CAP, R.GREAT_FLAT),
@@ -128,7 +128,7 @@ _PAIRS = [
     (R.MINOR_ERG, R.TUEKS_SIETCH),
 ]
 
-DEFAULT_MAP = GameMap(
+DEFAULT_MAP: Final = GameMap(
     names=(
         "Cielago Plain",
         "Great Flat",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Final
 
 from .constants import NUM_DICE, UnitType
 from .decisions import (
@@ -48,22 +49,22 @@ from .decisions import (
     spec_of,
 )
 
-REGULAR = int(UnitType.REGULAR)
+REGULAR: Final = int(UnitType.REGULAR)
 
 # --- fixed choices -----------------------------------------------------------------------------
 
-NO_OFFER = OFFER_NOBODY  # ALLY_OFFER: offer nobody
-NO_KANLY = KANLY_NONE  # KANLY: no effect
-TAKE_TOKEN = KANLY_TAKE  # KANLY: take the Snooper / Shield / Thumper
-STOP_RECRUITING = RECRUIT_STOP
-RECRUIT_A_UNIT = RECRUIT_UNIT
-RECRUIT_THE_LEADER = RECRUIT_LEADER
-RECRUIT_A_SARDAUKAR = RECRUIT_ELITE  # COR-1: two dice
-STOP_LANDING = LAND_STOP
-SMUGGLERS_LEADER_TO_CARD = LAND_SMUGGLERS_LEADER  # SMG-1 / CL-11
-STOP_MOVING = MOVE_STOP
-STOP_FACE_DANCERS = FACE_DANCER_STOP
-BID_COMPLETE = BID_DONE
+NO_OFFER: Final = OFFER_NOBODY  # ALLY_OFFER: offer nobody
+NO_KANLY: Final = KANLY_NONE  # KANLY: no effect
+TAKE_TOKEN: Final = KANLY_TAKE  # KANLY: take the Snooper / Shield / Thumper
+STOP_RECRUITING: Final = RECRUIT_STOP
+RECRUIT_A_UNIT: Final = RECRUIT_UNIT
+RECRUIT_THE_LEADER: Final = RECRUIT_LEADER
+RECRUIT_A_SARDAUKAR: Final = RECRUIT_ELITE  # COR-1: two dice
+STOP_LANDING: Final = LAND_STOP
+SMUGGLERS_LEADER_TO_CARD: Final = LAND_SMUGGLERS_LEADER  # SMG-1 / CL-11
+STOP_MOVING: Final = MOVE_STOP
+STOP_FACE_DANCERS: Final = FACE_DANCER_STOP
+BID_COMPLETE: Final = BID_DONE
 
 
 def yes_no(answer: bool) -> int:

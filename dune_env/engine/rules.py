@@ -12,6 +12,8 @@ bids in progress, the Bene Gesserit prediction): no function here reads those.
 
 from __future__ import annotations
 
+from typing import Final
+
 from .constants import (
     NO_ONE,
     NUM_FACTIONS,
@@ -28,18 +30,18 @@ from .constants import (
 from .map_data import DEFAULT_MAP, NUM_SECTORS
 from .state import GameState
 
-MAP = DEFAULT_MAP
-POLAR = MAP.polar_cap
-NUM_REGIONS = MAP.num_regions
-REGIONS = range(NUM_REGIONS)
-STRATEGIC_REGIONS: tuple[int, ...] = MAP.strategic_regions
-ADJACENT: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(a)) for a in MAP.adjacency)
+MAP: Final = DEFAULT_MAP
+POLAR: Final = MAP.polar_cap
+NUM_REGIONS: Final = MAP.num_regions
+REGIONS: Final = range(NUM_REGIONS)
+STRATEGIC_REGIONS: Final[tuple[int, ...]] = MAP.strategic_regions
+ADJACENT: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(sorted(a)) for a in MAP.adjacency)
 """ADJACENT[region]: the regions sharing a border with `region` (MAP-2), ascending."""
 
 ATTACKER, DEFENDER = 0, 1
 """The two sides of a battle (BATTLE-2), as indexed in `state.bid_units` / `bid_leaders`."""
 
-UNIT_STRENGTHS: tuple[tuple[int, int], ...] = tuple(
+UNIT_STRENGTHS: Final[tuple[tuple[int, int], ...]] = tuple(
     (unit_strength(f, 0), unit_strength(f, 1)) for f in range(NUM_FACTIONS)
 )
 """UNIT_STRENGTHS[faction][unit_type]: `unit_strength` tabulated (DEF-8), for hot loops."""

@@ -26,7 +26,7 @@ storm symbol: the storm stays) and Kanly die Thumper (an optional token; nobody 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from .config import GameConfig, check_seed
 from .constants import (
@@ -57,17 +57,17 @@ from .state import GameState, Phase, initial_pieces
 from .steps.recruit import begin_recruit
 from .steps.turn import reset_turn, start_turn
 
-WORM = "worm"
-_MAX_POOL = 99  # the snapshot validator's bound
+WORM: Final = "worm"
+_MAX_POOL: Final = 99  # the snapshot validator's bound
 
 # The dice of a Scenario that does not call `dice` (see the module docstring).
-NEUTRAL_DICE: dict[str, Any] = {
+NEUTRAL_DICE: Final[dict[str, Any]] = {
     "factions": (Faction.ATREIDES,) * 4,
     "region": 4,
     "spice": 1,
     "kanly": KanlyFace.THUMPER,
 }
-NEUTRAL_STORM_SECTOR = 1
+NEUTRAL_STORM_SECTOR: Final = 1
 
 
 class ScenarioError(ValueError):

@@ -30,7 +30,7 @@ from .decision_spec import DecisionKind
 from .records import ANY_LENGTH, HistoryRow, LastBattle, frozen_history
 from .rng import ChanceRng
 
-SNAPSHOT_VERSION = 2  # 2: counter-based chance, rng {seed, turn_roll, forced}
+SNAPSHOT_VERSION: Final = 2  # 2: counter-based chance, rng {seed, turn_roll, forced}
 
 
 class Phase(IntEnum):
@@ -102,7 +102,7 @@ LAST_BATTLE: Final = 6
 PER_SEAT: Final = -2
 LAST_SEAT: Final = -3
 
-_F = NUM_FACTIONS - 1
+_F: Final = NUM_FACTIONS - 1
 # The registry, in snapshot order (after "version", "config" and "rng"; before "history" and
 # "events").  Snapshot writing and reading, and the clone test, derive from it.
 STATE_FIELDS: Final = (

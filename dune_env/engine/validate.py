@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from .config import ConfigError, GameConfig
 from .constants import (
@@ -50,12 +50,12 @@ class SnapshotError(ValueError):
 
 # Size limits: far above any real game (a few hundred decisions; the benchmark caps games at
 # 20,000), low enough that a hostile snapshot cannot exhaust memory or time.
-MAX_HISTORY_ROWS = 100_000
-MAX_ROW_LENGTH = 64  # [seat, kind, option, forced] + chance outcomes (set-up draws about 20)
-MAX_EVENTS = 1_000_000
-MAX_EVENT_LENGTH = 64  # the longest event, BATTLE_BIDS, has 27 entries
-MAX_FORCED = 10_000  # queued forced dice outcomes
-MAX_SNAPSHOT_CHARS = 64_000_000  # JSON text
+MAX_HISTORY_ROWS: Final = 100_000
+MAX_ROW_LENGTH: Final = 64  # [seat, kind, option, forced] + chance outcomes (set-up draws about 20)
+MAX_EVENTS: Final = 1_000_000
+MAX_EVENT_LENGTH: Final = 64  # the longest event, BATTLE_BIDS, has 27 entries
+MAX_FORCED: Final = 10_000  # queued forced dice outcomes
+MAX_SNAPSHOT_CHARS: Final = 64_000_000  # JSON text
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -242,7 +242,7 @@ def _check_conservation(state: GameState) -> None:
         raise SnapshotError("snapshot field 'region_token': the Polar Cap holds no token (MAP-4)")
 
 
-_BID_PHASES = (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
+_BID_PHASES: Final = (Phase.BATTLE_BID_ATTACKER, Phase.BATTLE_BID_DEFENDER)
 
 
 def _check_bids(state: GameState) -> None:

@@ -530,7 +530,7 @@ def public_feature(
 _SF: Final = "seat_faction"
 _FS: Final = "faction_seat"
 
-PUBLIC_FEATURES: tuple[Feature, ...] = (
+PUBLIC_FEATURES: Final[tuple[Feature, ...]] = (
     # --- players -------------------------------------------------------------------------
     public_feature(
         "seat_in_game",
@@ -1040,7 +1040,7 @@ PUBLIC_FEATURES: tuple[Feature, ...] = (
     ),
 )
 
-PRIVATE_FEATURES: tuple[SecretFeature, ...] = (
+PRIVATE_FEATURES: Final[tuple[SecretFeature, ...]] = (
     SecretFeature(
         Field(
             "own_bid_units",
@@ -1076,7 +1076,7 @@ PRIVATE_FEATURES: tuple[SecretFeature, ...] = (
     ),
 )
 
-HIDDEN_FEATURES: tuple[SecretFeature, ...] = (
+HIDDEN_FEATURES: Final[tuple[SecretFeature, ...]] = (
     SecretFeature(
         Field(
             "bid_units",
@@ -1105,13 +1105,13 @@ HIDDEN_FEATURES: tuple[SecretFeature, ...] = (
     ),
 )
 
-PUBLIC_FIELDS: tuple[Field, ...] = tuple(f.field for f in PUBLIC_FEATURES)
-PRIVATE_FIELDS: tuple[Field, ...] = tuple(f.field for f in PRIVATE_FEATURES)
-HIDDEN_FIELDS: tuple[Field, ...] = tuple(f.field for f in HIDDEN_FEATURES)
+PUBLIC_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in PUBLIC_FEATURES)
+PRIVATE_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in PRIVATE_FEATURES)
+HIDDEN_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in HIDDEN_FEATURES)
 
 # The entries of `rules_variant`, in order: every GameConfig option that changes the rules.
 # (Rewards, skip_forced_decisions and record_events do not change what is legal.)
-RULES_VARIANT_ENTRIES: tuple[str, ...] = (
+RULES_VARIANT_ENTRIES: Final[tuple[str, ...]] = (
     *(f"region_die_west_faces has {sector}" for sector in range(1, NUM_SECTORS + 1)),
     "strict_control",
     "desert_landing",
@@ -1121,7 +1121,7 @@ RULES_VARIANT_ENTRIES: tuple[str, ...] = (
     "smugglers_land_anywhere",
 )
 
-RULES_FIELDS: tuple[Field, ...] = (
+RULES_FIELDS: Final[tuple[Field, ...]] = (
     Field(
         "rules_variant",
         (len(RULES_VARIANT_ENTRIES),),
@@ -1147,14 +1147,14 @@ def rules_variant_values(config: GameConfig) -> list[float]:
     ]
 
 
-PUBLIC_LAYOUT = Layout("public", PUBLIC_FIELDS)
-OBS_LAYOUT = Layout("observation", PUBLIC_FIELDS + PRIVATE_FIELDS + RULES_FIELDS)
-STATE_LAYOUT = Layout("state", PUBLIC_FIELDS + HIDDEN_FIELDS + RULES_FIELDS)
-PUBLIC_SIZE = PUBLIC_LAYOUT.size
-OBS_SIZE = OBS_LAYOUT.size
-STATE_SIZE = STATE_LAYOUT.size
-RULES_SIZE = sum(f.size for f in RULES_FIELDS)
-LEGACY_OBS_SIZE = OBS_SIZE - RULES_SIZE  # the observation before `rules_variant` existed
+PUBLIC_LAYOUT: Final = Layout("public", PUBLIC_FIELDS)
+OBS_LAYOUT: Final = Layout("observation", PUBLIC_FIELDS + PRIVATE_FIELDS + RULES_FIELDS)
+STATE_LAYOUT: Final = Layout("state", PUBLIC_FIELDS + HIDDEN_FIELDS + RULES_FIELDS)
+PUBLIC_SIZE: Final = PUBLIC_LAYOUT.size
+OBS_SIZE: Final = OBS_LAYOUT.size
+STATE_SIZE: Final = STATE_LAYOUT.size
+RULES_SIZE: Final = sum(f.size for f in RULES_FIELDS)
+LEGACY_OBS_SIZE: Final = OBS_SIZE - RULES_SIZE  # the observation before `rules_variant` existed
 
 _OBS_RULES: Final = OBS_LAYOUT.slices["rules_variant"]
 _STATE_RULES: Final = STATE_LAYOUT.slices["rules_variant"]

@@ -20,7 +20,7 @@ from ..state import GameState, Phase
 from .recruit import active_symbol, begin_recruit
 
 # ALLY_OFFER: nobody, or (target faction, die symbol offered) -- TLX-3 / SMG-3 offer a symbol.
-OFFER_CODEC = OptionCodec(
+OFFER_CODEC: Final = OptionCodec(
     OptionBlock("nobody", "offer nobody"),
     OptionBlock(
         "offer",
@@ -32,7 +32,7 @@ OFFER_NOBODY: Final = OFFER_CODEC.offset("nobody")
 _OFFER_BASE: Final = OFFER_CODEC.offset("offer")
 _OFFER_VALUES: Final = OFFER_CODEC.value_table
 # DICE_SPLIT: how many of the shared dice go to the other party (0 is never legal).
-DICE_SPLIT_CODEC = OptionCodec(
+DICE_SPLIT_CODEC: Final = OptionCodec(
     OptionBlock("give", "give {dice} dice", (OptionField("dice", number_labels(5)),))
 )
 
@@ -149,7 +149,7 @@ def apply_split(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.ALLY_OFFER,
         OFFER_CODEC,

@@ -47,14 +47,16 @@ from .recruit import ghola_possible
 
 _UNIT_FIELDS: Final = (FACTION_FIELD, UNIT_TYPE_FIELD)
 # FORTRESS_VICTIM: the attacking unit (owner faction, unit type) the fortress removes.
-VICTIM_CODEC = OptionCodec(OptionBlock("remove", "remove {faction} {unit_type}", _UNIT_FIELDS))
+VICTIM_CODEC: Final = OptionCodec(
+    OptionBlock("remove", "remove {faction} {unit_type}", _UNIT_FIELDS)
+)
 # FACE_DANCER: stop, or the enemy unit (owner faction, unit type) replaced.
-FACE_DANCER_CODEC = OptionCodec(
+FACE_DANCER_CODEC: Final = OptionCodec(
     OptionBlock("stop", "no more face dancers"),
     OptionBlock("replace", "replace {faction} {unit_type}", _UNIT_FIELDS),
 )
 # BID: done, one more unit (owner faction, unit type) or one more leader token of a faction.
-BID_CODEC = OptionCodec(
+BID_CODEC: Final = OptionCodec(
     OptionBlock("done", "bid done"),
     OptionBlock("unit", "commit {faction} {unit_type}", _UNIT_FIELDS),
     OptionBlock("leader", "commit leader of {faction}", (FACTION_FIELD,)),
@@ -411,7 +413,7 @@ def _side_losses(state: GameState, side: int, won: bool, factions: list[int]) ->
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.BATTLE_ORDER,
         REGION_CHOICE,

@@ -21,7 +21,7 @@ from ..rules import kanly_protected
 from ..state import GameState, Phase
 
 # KANLY: no effect, take the token shown (KANLY-3..5), or remove one unit (KANLY-1).
-KANLY_CODEC = OptionCodec(
+KANLY_CODEC: Final = OptionCodec(
     OptionBlock("none", "no Kanly"),
     OptionBlock("take", "take the token"),
     OptionBlock(
@@ -46,7 +46,7 @@ def decode_kanly_kill(option: int) -> tuple[int, ...]:
     return _KILL_VALUES[option]
 
 
-_KILL_FACES = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
+_KILL_FACES: Final = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
 
 
 def legal_kanly(state: GameState) -> list[int]:
@@ -112,7 +112,7 @@ def apply_kanly(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.KANLY,
         KANLY_CODEC,

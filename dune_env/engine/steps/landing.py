@@ -39,12 +39,12 @@ from ..queries import (
 )
 from ..state import GameState, Phase, uidx
 
-SMUGGLERS_POLAR_COST = 2  # SMG-1
-SMUGGLERS_LEADER_COST = 2  # SMG-1, CL-11
+SMUGGLERS_POLAR_COST: Final = 2  # SMG-1
+SMUGGLERS_LEADER_COST: Final = 2  # SMG-1, CL-11
 MAX_GRANT: Final = 20  # spice granted to an ally for landing (LAND-5); a pool never exceeds this
 
 # LAND: stop, the Smugglers' leader to the card (SMG-1), or one unit into a region.
-LAND_CODEC = OptionCodec(
+LAND_CODEC: Final = OptionCodec(
     OptionBlock("stop", "stop landing"),
     OptionBlock("smugglers_leader", f"put {LEADER_NAMES[Faction.SMUGGLERS]} on the card"),
     OptionBlock("land", "land {unit_type} in {region}", (REGION_FIELD, UNIT_TYPE_FIELD)),
@@ -315,7 +315,7 @@ def apply_grant(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.HARVESTER_DISCARD,
         REGION_CHOICE,

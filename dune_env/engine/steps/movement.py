@@ -23,7 +23,7 @@ from ..state import GameState, Phase, uidx
 from .battle import begin_battles
 
 # MOVE: stop, or one unit (from region, unit type) into the target region.
-MOVE_CODEC = OptionCodec(
+MOVE_CODEC: Final = OptionCodec(
     OptionBlock("stop", "stop moving"),
     OptionBlock(
         "move",
@@ -124,7 +124,7 @@ def apply_move(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.MOVE_TARGET,
         REGION_CHOICE,

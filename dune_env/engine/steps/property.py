@@ -12,7 +12,7 @@ from ..queries import POLAR, controls, in_storm
 from ..state import GameState, Phase
 
 # REORGANIZE: keep the region as it is, or place a token there (PROP-1).
-REORGANIZE_CODEC = OptionCodec(
+REORGANIZE_CODEC: Final = OptionCodec(
     OptionBlock("keep", "keep property"),
     OptionBlock("place", "place {token}", (TOKEN_FIELD,)),
 )
@@ -66,7 +66,7 @@ def apply_reorganize(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.REORGANIZE,
         REORGANIZE_CODEC,

@@ -21,7 +21,7 @@ from ..queries import spend, spendable
 from ..state import GameState, Phase, uidx
 
 # RECRUIT: one die (or two, COR-1) at a time, or stop (RECRUIT-3).
-RECRUIT_CODEC = OptionCodec(
+RECRUIT_CODEC: Final = OptionCodec(
     OptionBlock("stop", "stop recruiting"),
     OptionBlock("unit", "recruit a unit"),
     OptionBlock("leader", "recruit a leader"),
@@ -172,7 +172,7 @@ def apply_ghola(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.RECRUIT,
         RECRUIT_CODEC,

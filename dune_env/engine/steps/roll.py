@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import (
     FACTION_DIE_SYMBOLS,
     NUM_DICE,
@@ -24,12 +26,12 @@ from ..events import EventKind
 from ..state import GameState, Phase
 from .turn import roll_unfixed
 
-SPICE_BIT = 1 << Die.SPICE
+SPICE_BIT: Final = 1 << Die.SPICE
 
 # FIX_DICE: a bit mask of the dice to fix (bit i = die i; the mask 0 is never legal).
-FIX_DICE_CODEC = OptionCodec(OptionBlock("fix", "fix dice {dice}", (DICE_MASK_FIELD,)))
+FIX_DICE_CODEC: Final = OptionCodec(OptionBlock("fix", "fix dice {dice}", (DICE_MASK_FIELD,)))
 # AXOLOTL_SYMBOL: the faction id of the chosen die symbol.
-AXOLOTL_CODEC = OptionCodec(OptionBlock("symbol", "symbol {faction}", (FACTION_FIELD,)))
+AXOLOTL_CODEC: Final = OptionCodec(OptionBlock("symbol", "symbol {faction}", (FACTION_FIELD,)))
 
 
 def unfixed_mask(state: GameState) -> int:
@@ -59,8 +61,8 @@ def _subsets(mask: int) -> list[int]:
 
 
 # Shared, read-only tables: every non-empty subset of each mask, and those keeping the spice die.
-_SUBSETS: tuple[list[int], ...] = tuple(_subsets(m) for m in range(1 << NUM_DICE))
-_WITH_SPICE: tuple[list[int], ...] = tuple([s for s in x if s & SPICE_BIT] for x in _SUBSETS)
+_SUBSETS: Final[tuple[list[int], ...]] = tuple(_subsets(m) for m in range(1 << NUM_DICE))
+_WITH_SPICE: Final[tuple[list[int], ...]] = tuple([s for s in x if s & SPICE_BIT] for x in _SUBSETS)
 
 
 def apply_fix(state: GameState, option: int) -> None:
@@ -130,7 +132,7 @@ def apply_axolotl(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.FIX_DICE,
         FIX_DICE_CODEC,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..constants import (
     CARD,
     FACES_PER_DIE,
@@ -201,7 +203,7 @@ def apply_prediction(state: GameState, option: int) -> None:
 
 # --- Decision specs ----------------------------------------------------------------------------
 
-DECISION_SPECS: tuple[DecisionSpec, ...] = (
+DECISION_SPECS: Final[tuple[DecisionSpec, ...]] = (
     DecisionSpec(
         DecisionKind.CHOOSE_FACTION,
         FACTION_CHOICE,

@@ -12,6 +12,8 @@ Everything reads only the public state through `dune_env.engine.rules`.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...engine import GameState
 from ...engine.constants import CARD, RESERVE, Die, Faction, KanlyFace, Token, UnitType
 from ...engine.rules import (
@@ -32,15 +34,15 @@ from ...engine.rules import strength as strength
 from ...engine.rules import units as count
 from .style import Style
 
-STRATEGIC = tuple(MAP.strategic)
-STRATEGIC_REGIONS = MAP.strategic_regions
-DESERT = tuple(MAP.desert)
-SECTOR = tuple(MAP.sectors)
-ADJ = ADJACENT
-SECTOR_REGIONS = tuple(MAP.regions_in_sector(s) for s in range(7))
-SPICE_BIT = 1 << Die.SPICE
-WIN_BONUS = 20.0
-KILL_FACES = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
+STRATEGIC: Final = tuple(MAP.strategic)
+STRATEGIC_REGIONS: Final = MAP.strategic_regions
+DESERT: Final = tuple(MAP.desert)
+SECTOR: Final = tuple(MAP.sectors)
+ADJ: Final = ADJACENT
+SECTOR_REGIONS: Final = tuple(MAP.regions_in_sector(s) for s in range(7))
+SPICE_BIT: Final = 1 << Die.SPICE
+WIN_BONUS: Final = 20.0
+KILL_FACES: Final = (KanlyFace.POISON, KanlyFace.CRYSKNIFE, KanlyFace.HUNTER_SEEKER)
 
 __all__ = [
     "ADJ",

@@ -24,6 +24,7 @@ It reads only public information through `dune_env.engine.rules` and its own sea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -88,7 +89,7 @@ class StrategistStyle(Style):
     """Extra value of a Kanly kill that takes a strategic region from the leading player."""
 
 
-STRATEGIST = StrategistStyle(
+STRATEGIST: Final = StrategistStyle(
     attack_ratio=ECONOMIC.attack_ratio,
     gamble=ECONOMIC.gamble,
     move_cap=6,
@@ -419,7 +420,7 @@ def ally_answer(style: Style, s: GameState, seat: int, options: list[int]) -> in
 
 # --- the policy ------------------------------------------------------------------------------
 
-OVERRIDES: dict[DecisionKind, Handler] = {
+OVERRIDES: Final[dict[DecisionKind, Handler]] = {
     DecisionKind.FIX_DICE: fix_dice,
     DecisionKind.PITER_DE_VRIES: piter,
     DecisionKind.KANLY: kanly,

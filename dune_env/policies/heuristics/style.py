@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from ...engine.constants import Faction, Token
 
@@ -49,9 +50,9 @@ class Style:
     """Property token wanted elsewhere."""
 
 
-BASE = Style()
+BASE: Final = Style()
 
-AGGRESSIVE = Style(
+AGGRESSIVE: Final = Style(
     attack_ratio=0.75,
     gamble=True,
     move_cap=99,
@@ -76,7 +77,7 @@ AGGRESSIVE = Style(
     ),
 )
 
-ECONOMIC = Style(
+ECONOMIC: Final = Style(
     attack_ratio=1.0,
     gamble=False,
     move_cap=3,
