@@ -16,7 +16,7 @@ import json
 import time
 from pathlib import Path
 
-from builds import describe, measure_both
+from builds import describe, measure_both, paired_ratios
 
 
 def play(num_players: int, games: int, record_events: bool) -> dict[str, float]:
@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     if len(same) != 1:
         raise SystemExit(f"the builds played different games: decision counts {sorted(same)}")
     print(f"ratio compiled / pure = {rates['compiled'] / rates['pure']:.2f}  (games/s)")
+    print(paired_ratios(results, lambda r: r["games"] / r["seconds"]))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 A benchmark script calls `measure_both(script, argv, rounds)`: each round runs the script once
 per build in a subprocess (`--build current --json`; `DUNE_ENV_PURE=1` for the pure one),
 alternating builds so that a busy machine slows both alike, and returns the JSON each printed,
-per build.  `describe()` is what the running process is (for the JSON).
+per build.  `paired_ratios` gives the ratio of each round's pair and their median, which one
+slow round moves less than the ratio of the totals.  `describe()` is what the running process
+is (for the JSON).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 BUILDS = ("compiled", "pure")
@@ -61,3 +65,14 @@ def measure_both(script: Path, argv: list[str], rounds: int) -> dict[str, list[d
                 )
             results[build].append(result)
     return results
+
+
+def paired_ratios(
+    results: dict[str, list[dict[str, Any]]], value: Callable[[dict[str, Any]], float]
+) -> str:
+    """'per-round compiled / pure: a b c; median m' for `value(result)` (a rate: bigger is
+    faster), each round's compiled run against the pure run that followed it."""
+    pairs = zip(results["compiled"], results["pure"], strict=True)
+    ratios = [value(c) / value(p) for c, p in pairs]
+    listed = " ".join(f"{r:.2f}" for r in ratios)
+    return f"per-round compiled / pure: {listed}; median {median(ratios):.2f}"
