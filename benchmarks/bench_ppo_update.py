@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from training.config_utils import load_config  # noqa: E402
-from training.ppo_selfplay import PPOSelfPlayConfig  # noqa: E402
+from training.ppo_selfplay import PPOSelfPlayConfig, ppo_hyperparameters  # noqa: E402
 
 
 def build_model(cfg: PPOSelfPlayConfig, rollout: int) -> Any:
@@ -47,21 +47,8 @@ def build_model(cfg: PPOSelfPlayConfig, rollout: int) -> Any:
         def action_masks(self) -> np.ndarray:
             return np.ones(NUM_ACTIONS, bool)
 
-    model = MaskablePPO(
-        "MlpPolicy",
-        Placeholder(),
-        n_steps=rollout,
-        batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs,
-        learning_rate=cfg.learning_rate,
-        gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda,
-        clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
-        seed=cfg.seed,
-        device="cpu",
-    )
+    hyperparameters = ppo_hyperparameters(cfg) | {"n_steps": rollout}  # one env: the whole rollout
+    model = MaskablePPO("MlpPolicy", Placeholder(), **hyperparameters, device="cpu")
     model.set_logger(configure(None, [""]))
     return model
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -537,22 +538,110 @@ def collect_demonstrations(
     )
 
 
-def behaviour_clone(model: Any, cfg: PPOSelfPlayConfig) -> dict[str, float]:
+def behaviour_clone(
+    model: Any, cfg: PPOSelfPlayConfig, rounds_dir: Path | None = None
+) -> dict[str, float]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value head to the
-    demonstrators' final rewards, with the model's own optimiser."""
+    demonstrators' final rewards, with the model's own optimiser: round 0 on the demonstrator's
+    games, then `bc_dagger_rounds` DAgger rounds on all the data so far.
 
-    data = [collect_demonstrations(cfg)]
+    With `rounds_dir`, each fitted round is saved there (weights, optimiser state, statistics)
+    and a rerun resumes after the last saved round: the earlier rounds' games are played again
+    (their data is a function of the seeds and of the saved models, cheaper to regenerate than
+    to store) but not fitted again, so an interrupted run ends with the same weights as one that
+    was not interrupted."""
+    total = cfg.bc_dagger_rounds + 1
+    if rounds_dir is not None:
+        _check_bc_settings(cfg, rounds_dir)
+    fitted = 0
+    while rounds_dir is not None and fitted < total and _bc_round_path(rounds_dir, fitted).exists():
+        fitted += 1
     stats: dict[str, float] = {}
-    for round_ in range(cfg.bc_dagger_rounds + 1):
-        if round_:
-            data.append(collect_demonstrations(cfg, model, first_game=round_ * cfg.bc_games))
+    if rounds_dir is not None and fitted == total:  # all done: no game to play again
+        return _load_bc_round(model, rounds_dir, total - 1, stats)
+    data = []
+    for round_ in range(total):
+        # Round r's games are played by the model as round r - 1 left it (DAgger).
+        learner = model if round_ else None
+        data.append(collect_demonstrations(cfg, learner, first_game=round_ * cfg.bc_games))
+        if round_ < fitted:
+            assert rounds_dir is not None
+            _load_bc_round(model, rounds_dir, round_, stats)
+            print(f"behaviour cloning round {round_}: fitted in an earlier session, loaded")
+            continue
         obs, masks, actions, returns = (np.concatenate(parts) for parts in zip(*data, strict=True))
-        stats.update(
-            {
-                f"round{round_}_{k}": v
-                for k, v in _fit(model, cfg, obs, masks, actions, returns).items()
-            }
-        )
+        fit = _fit(model, cfg, obs, masks, actions, returns)
+        round_stats = {f"round{round_}_{k}": v for k, v in fit.items()}
+        stats.update(round_stats)
+        if rounds_dir is not None:
+            _save_bc_round(model, rounds_dir, round_, round_stats)
+    return stats
+
+
+# What the saved imitation rounds depend on (bc_dagger_rounds may change: rounds are added).
+BC_FIXED_ON_RESUME = (
+    "num_players",
+    "seed",
+    "bc_policy",
+    "bc_games",
+    "bc_epochs",
+    "batch_size",
+    "learning_rate",
+    "net_arch",
+)
+
+
+def _check_bc_settings(cfg: PPOSelfPlayConfig, rounds_dir: Path) -> None:
+    """Record the settings of the saved rounds, or refuse to continue them with others."""
+    now = json.loads(json.dumps({k: getattr(cfg, k) for k in BC_FIXED_ON_RESUME}))
+    path = rounds_dir / "settings.json"
+    if path.is_file():
+        before = json.loads(path.read_text())
+        changed = [k for k in BC_FIXED_ON_RESUME if before.get(k) != now[k]]
+        if changed:
+            raise ResumeError(
+                f"{rounds_dir} holds behaviour-cloning rounds made with other "
+                f"{', '.join(f'{k}={before.get(k)!r}' for k in changed)}; use the same settings, "
+                "another --config-name or --seed, or --resume false"
+            )
+        return
+    from dune_env.policies.weights import atomic_write_bytes
+
+    atomic_write_bytes(path, json.dumps(now, indent=2).encode())
+
+
+def _bc_round_path(rounds_dir: Path, round_: int) -> Path:
+    return rounds_dir / f"round{round_}.pt"
+
+
+def _save_bc_round(model: Any, rounds_dir: Path, round_: int, stats: dict[str, float]) -> None:
+    """The policy's weights and its optimiser's state after `round_` (tensors only, read back
+    with `weights_only=True`), then its statistics; each file written atomically."""
+    import io
+
+    import torch
+
+    from dune_env.policies.weights import atomic_write_bytes
+
+    rounds_dir.mkdir(parents=True, exist_ok=True)
+    state = {"policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict()}
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    atomic_write_bytes(rounds_dir / f"round{round_}.json", json.dumps(stats, indent=2).encode())
+    atomic_write_bytes(_bc_round_path(rounds_dir, round_), buffer.getvalue())
+
+
+def _load_bc_round(
+    model: Any, rounds_dir: Path, round_: int, stats: dict[str, float]
+) -> dict[str, float]:
+    """Restore the model as `round_` left it; add that round's statistics to `stats`."""
+    import torch
+
+    path = _bc_round_path(rounds_dir, round_)
+    state = torch.load(path, map_location=model.device, weights_only=True)
+    model.policy.load_state_dict(state["policy"])
+    model.policy.optimizer.load_state_dict(state["optimizer"])
+    stats.update(json.loads((rounds_dir / f"round{round_}.json").read_text()))
     return stats
 
 
@@ -880,6 +969,22 @@ def env_process_cpu_seconds(venv: Any) -> float | None:
     return total
 
 
+def ppo_hyperparameters(cfg: PPOSelfPlayConfig) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments that come from the config (the network and the update)."""
+    return {
+        "n_steps": cfg.n_steps,
+        "batch_size": cfg.batch_size,
+        "n_epochs": cfg.n_epochs,
+        "learning_rate": cfg.learning_rate,
+        "gamma": cfg.gamma,
+        "gae_lambda": cfg.gae_lambda,
+        "clip_range": cfg.clip_range,
+        "ent_coef": cfg.ent_coef,
+        "policy_kwargs": {"net_arch": list(cfg.net_arch)},
+        "seed": cfg.seed,
+    }
+
+
 def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
     """Train (or resume) the run of `cfg`; returns the final model's path.  `training.json` in
     the run folder records the session: steps, seconds, CPU seconds and the measured env
@@ -913,22 +1018,16 @@ def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
         model = MaskablePPO(
             "MlpPolicy",
             venv,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            learning_rate=cfg.learning_rate,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            **ppo_hyperparameters(cfg),
             tensorboard_log=str(run_dir / "tb"),
-            seed=cfg.seed,
             device=cfg.device,
             verbose=0,
         )
         if cfg.bc_games:
-            stats = behaviour_clone(model, cfg)
+            rounds_dir = run_dir / "behaviour_cloning_rounds"
+            if not cfg.resume:
+                shutil.rmtree(rounds_dir, ignore_errors=True)  # start the imitation afresh
+            stats = behaviour_clone(model, cfg, rounds_dir)
             (run_dir / "behaviour_cloning.json").write_text(json.dumps(stats, indent=2))
             save_snapshot(model, run_dir / "pool", 0, cfg.max_pool)  # the imitation, frozen
     start_steps = model.num_timesteps

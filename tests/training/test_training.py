@@ -371,3 +371,74 @@ def test_the_imitations_were_trained_on_dune_v1_and_read_the_whole_observation(s
     assert description["env"] == "dune_v1" and description["observation_size"] == 729
     assert description["spaces_fingerprint"] == spaces_fingerprint()
     assert description["tensors"]["file"] == f"{stem}.safetensors"
+
+
+TINY_IMITATION = {
+    **TINY,
+    "total_timesteps": 0,
+    "bc_games": 2,
+    "bc_policy": "aggressive",
+    "bc_epochs": 1,
+    "bc_dagger_rounds": 1,
+}
+
+
+def _final_weights(run_dir: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    return load_file(str(run_dir / "final_model.safetensors"))
+
+
+def test_an_interrupted_imitation_resumes_after_its_last_fitted_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behaviour cloning + DAgger saves each fitted round; rerunning the same command after an
+    interruption fits only the rounds left and ends with the weights of an uninterrupted run."""
+    import training.ppo_selfplay as recipe
+
+    whole = PPOSelfPlayConfig(out_dir=str(tmp_path / "whole"), config_name="bc", **TINY_IMITATION)
+    train(whole, quiet=True)
+
+    real_fit = recipe._fit
+    fitted_rounds: list[int] = []
+
+    def interrupted_fit(*args: object, **kwargs: object) -> dict[str, float]:
+        if len(fitted_rounds) == 1:
+            raise KeyboardInterrupt  # the session ends during the DAgger round
+        fitted_rounds.append(len(fitted_rounds))
+        return real_fit(*args, **kwargs)  # type: ignore[arg-type]
+
+    cut = PPOSelfPlayConfig(out_dir=str(tmp_path / "cut"), config_name="bc", **TINY_IMITATION)
+    monkeypatch.setattr(recipe, "_fit", interrupted_fit)
+    with pytest.raises(KeyboardInterrupt):
+        train(cut, quiet=True)
+    rounds_dir = cut.run_dir / "behaviour_cloning_rounds"
+    assert sorted(p.name for p in rounds_dir.glob("round*.pt")) == ["round0.pt"]
+
+    calls: list[int] = []
+
+    def counted_fit(*args: object, **kwargs: object) -> dict[str, float]:
+        calls.append(1)
+        return real_fit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recipe, "_fit", counted_fit)
+    train(cut, quiet=True)
+    assert len(calls) == 1  # round 0 was loaded, only the DAgger round was fitted
+    resumed, uninterrupted = _final_weights(cut.run_dir), _final_weights(whole.run_dir)
+    assert resumed.keys() == uninterrupted.keys()
+    for name, value in uninterrupted.items():
+        assert np.array_equal(resumed[name], value), name
+    stats = json.loads((cut.run_dir / "behaviour_cloning.json").read_text())
+    assert {"round0_bc_samples", "round1_bc_samples"} <= stats.keys()
+
+
+def test_saved_imitation_rounds_refuse_other_settings(tmp_path: Path) -> None:
+    """The saved rounds are continued only with the settings that made them."""
+    from training.ppo_selfplay import ResumeError, behaviour_clone
+
+    cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="bc", **TINY_IMITATION)
+    rounds_dir = tmp_path / "rounds"
+    rounds_dir.mkdir()
+    (rounds_dir / "settings.json").write_text(json.dumps({"bc_games": 3}))
+    with pytest.raises(ResumeError, match="bc_games=3"):
+        behaviour_clone(None, cfg, rounds_dir)
