@@ -17,7 +17,8 @@ Two routes to the same numbers.  Compiled, the 64-bit arithmetic runs on two 32-
 held in `i64`s, no intermediate value leaving the signed 64-bit range, so it runs on machine
 integers (whole 64-bit products would be arbitrary-precision integers there, slower compiled
 than interpreted).  Interpreted, the plain formulas on Python ints are 5x faster than the
-halves.  `tests/test_engine_chance.py` checks both routes against each other on both builds.
+halves.  `tests/test_engine_chance.py` checks the halves, and the route the build takes, against
+the plain formulas on both builds.
 """
 
 from __future__ import annotations
