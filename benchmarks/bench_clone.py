@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 from statistics import median
 
-from builds import describe, measure_both, paired_ratios
+from builds import describe, measure_both, paired_ratios, run_in_tree
 
 
 def states(num_players: int) -> list:
@@ -100,11 +98,7 @@ def compare_tree(tree: Path, forwarded: list[str], rounds: int) -> None:
     for round_ in range(rounds):
         micros = {}
         for label, path in (("current", root), ("tree", tree)):
-            env = dict(os.environ, PYTHONPATH=str(path))
-            run = subprocess.run([*command, "--json"], env=env, capture_output=True, text=True)
-            if run.returncode != 0:
-                raise SystemExit(f"{label}: the benchmark failed: {run.stderr.strip()[-400:]}")
-            result = json.loads(run.stdout.strip().splitlines()[-1])
+            result = run_in_tree([*command, "--json"], path, label)
             micros[label] = result["seconds"] / result["clones"] * 1e6
         ratios.append(micros["tree"] / micros["current"])
         print(

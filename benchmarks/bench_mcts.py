@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from builds import run_in_tree
 
 from dune_env.engine import Game, GameConfig
 from dune_env.policies import mcts
@@ -199,11 +200,7 @@ def compare_trees(args: argparse.Namespace) -> None:
     chosen: dict[str, list[int]] = {}
     for round_ in range(args.rounds):
         for label, path in labels.items():
-            env = dict(os.environ, PYTHONPATH=str(path))
-            run = subprocess.run(command, env=env, capture_output=True, text=True, cwd=path)
-            if run.returncode != 0:
-                raise SystemExit(f"{label}: the benchmark failed: {run.stderr.strip()[-400:]}")
-            result = json.loads(run.stdout.strip().splitlines()[-1])
+            result = run_in_tree(command, path, label)
             totals[label][0] += result["iterations"]
             totals[label][1] += result["cpu"]
             chosen[label] = result["chosen"]

@@ -76,3 +76,13 @@ def paired_ratios(
     ratios = [value(c) / value(p) for c, p in pairs]
     listed = " ".join(f"{r:.2f}" for r in ratios)
     return f"per-round compiled / pure: {listed}; median {median(ratios):.2f}"
+
+
+def run_in_tree(command: list[str], tree: Path, label: str) -> dict[str, Any]:
+    """Run `command` (a benchmark printing JSON on its last line) with `tree`'s dune_env on
+    PYTHONPATH, in `tree`; the JSON, or exit naming `label` if it failed."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    run = subprocess.run(command, env=env, capture_output=True, text=True, cwd=tree, check=False)
+    if run.returncode != 0:
+        raise SystemExit(f"{label}: the benchmark failed: {run.stderr.strip()[-400:]}")
+    return dict(json.loads(run.stdout.strip().splitlines()[-1]))
