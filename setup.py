@@ -1,13 +1,18 @@
-"""Build hook: compiles the engine and the observer with mypyc where it can.
+"""Build hook: compiles the engine, the observer and the heuristics with mypyc where it can.
 
-Everything else (metadata, dependencies) is in pyproject.toml.  The modules compiled are the ones
-`dune_env/compiled_build.py` lists (by glob); their `.py` files ship too and stay the reference.
+Everything else (metadata, dependencies) is in pyproject.toml.  The modules compiled, the type
+check's flags and the C build's settings are in `dune_env/compiled_build.py`; the `.py` files
+ship too and stay the reference.
 
-    DUNE_ENV_COMPILE unset  compile; without mypy or a C compiler, install pure Python (a warning)
-    DUNE_ENV_COMPILE=0      pure Python only
-    DUNE_ENV_COMPILE=1      compile, and fail the build if that fails
+    DUNE_ENV_COMPILE unset   compile; if that fails, install pure Python, say so loudly, and
+                             record why (`dune_env.build_info()["compile_failure"]`, and a
+                             warning at every import of the pure package)
+    DUNE_ENV_COMPILE=0       pure Python only
+    DUNE_ENV_COMPILE=1       compile, and fail the build if that fails
+    DUNE_ENV_COMPILE_JOBS=N  C compiler processes at once (default: the number of CPUs)
 
-`python setup.py build_ext --inplace` (what `make build` runs) compiles next to the sources.
+`python setup.py build_ext --inplace` (what `make build` runs) compiles next to the sources;
+`pip install .`, `pip install -e .` and `python -m build` compile once, in build_ext.
 See docs/performance.md.
 """
 
@@ -15,15 +20,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 COMPILE_ENV_VAR = "DUNE_ENV_COMPILE"
+JOBS_ENV_VAR = "DUNE_ENV_COMPILE_JOBS"
 
 
 def _load_compiled_helper() -> ModuleType:
@@ -37,50 +46,107 @@ def _load_compiled_helper() -> ModuleType:
 
 
 def _warn(message: str) -> None:
-    print(f"\n*** dune-env: {message}\n", file=sys.stderr, flush=True)
+    bar = "*" * 78
+    print(f"\n{bar}\n*** dune-env: {message}\n{bar}\n", file=sys.stderr, flush=True)
+
+
+def _short_reason(exc: BaseException) -> str:
+    """The failure in one line: a failed compiler command by its program and exit status (its
+    full command line is in the build's output above)."""
+    text = str(exc).strip()
+    command = re.match(r"Command '\['([^']+)'.*returned non-zero exit status (\d+)", text, re.S)
+    if command:
+        text = f"{command.group(1)} exited with status {command.group(2)}"
+    lines = text.splitlines() or [""]
+    return f"{type(exc).__name__}: {lines[0][:300]}"
+
+
+def _jobs() -> int:
+    value = os.environ.get(JOBS_ENV_VAR, "").strip()
+    if not value:
+        return os.cpu_count() or 1
+    if not value.isdigit() or int(value) < 1:
+        raise SystemExit(f"{JOBS_ENV_VAR}={value!r}: expected a whole number of at least 1")
+    return int(value)
 
 
 class OptionalMypycBuildExt(build_ext):
-    """Generates the mypyc extensions when the command is set up to run (not when setup.py is
-    merely evaluated for metadata), and falls back to the pure-Python package unless the build
-    was required."""
-
-    def finalize_options(self) -> None:
-        self._failure: BaseException | None = None
-        mode = os.environ.get(COMPILE_ENV_VAR, "").strip()
-        extensions: list[Extension] = []
-        if mode != "0":
-            try:
-                extensions = self._mypyc_extensions()
-            except (Exception, SystemExit) as exc:  # mypy/mypyc exit with SystemExit on errors
-                if mode == "1":
-                    raise
-                self._failure = exc
-        self.distribution.ext_modules = extensions
-        super().finalize_options()
+    """Generates the mypyc extensions when the command runs (not when setup.py is merely
+    evaluated or finalised for metadata, so a pip install type-checks and compiles once), and
+    falls back to the pure-Python package unless the build was required."""
 
     def run(self) -> None:
-        if self._failure is None:
-            try:
-                super().run()
-            except (Exception, SystemExit) as exc:
-                if os.environ.get(COMPILE_ENV_VAR, "").strip() == "1":
-                    raise
-                self._failure = exc
-                for ext in self.extensions:  # no half-built set of modules in a wheel
-                    filename = self.get_ext_filename(self.get_ext_fullname(ext.name))
-                    Path(self.build_lib, filename).unlink(missing_ok=True)
-                self.extensions.clear()
-        if self._failure is not None:
-            failure = self._failure
-            _warn(
-                f"compiling the engine failed ({type(failure).__name__}: {failure}); "
-                "installing the pure-Python package.  Set "
-                f"{COMPILE_ENV_VAR}=1 to make this an error."
-            )
-
-    def _mypyc_extensions(self) -> list[Extension]:
         helper = _load_compiled_helper()
+        mode = os.environ.get(COMPILE_ENV_VAR, "").strip()
+        status_dir = self._package_output_dir()
+        if mode == "0":  # asked for: nothing to build, nothing to report (the Makefile's installs)
+            self.extensions = []
+            self.distribution.ext_modules = []
+            return
+        try:
+            self._compile(helper)
+        except (Exception, SystemExit) as exc:  # mypy/mypyc exit with SystemExit on errors
+            if mode == "1":
+                raise
+            self._remove_partial_outputs()
+            reason = _short_reason(exc)
+            helper.write_build_status(status_dir, compiled=False, reason=reason)
+            _warn(
+                f"compiling the engine failed ({reason}); installed the PURE-PYTHON package, "
+                f"3-5x slower.  Set {COMPILE_ENV_VAR}=1 to make this an error and see why; "
+                "docs/performance.md."
+            )
+        else:
+            helper.write_build_status(status_dir, compiled=True, reason="")
+
+    def _package_output_dir(self) -> Path:
+        in_place = self.inplace or getattr(self, "editable_mode", False)
+        return ROOT / "dune_env" if in_place else Path(self.build_lib) / "dune_env"
+
+    def _compile(self, helper: ModuleType) -> None:
+        self.extensions = self._mypyc_extensions(helper)
+        self.distribution.ext_modules = self.extensions
+        # setuptools prepares each extension in finalize_options; these were made after it.
+        self._prepare_extensions()
+        super().run()
+
+    def _prepare_extensions(self) -> None:
+        self.check_extensions_list(self.extensions)
+        for ext in self.extensions:
+            ext._full_name = self.get_ext_fullname(ext.name)
+            self.ext_map[ext._full_name] = ext
+            ext._links_to_dynamic = False
+            ext._needs_stub = False
+            ext._file_name = self.get_ext_filename(ext._full_name)
+
+    def _remove_partial_outputs(self) -> None:
+        # No half-built set of modules next to the sources or in a wheel.
+        for ext in self.extensions:
+            filename = self.get_ext_filename(self.get_ext_fullname(ext.name))
+            Path(self.build_lib, filename).unlink(missing_ok=True)
+            if self.inplace or getattr(self, "editable_mode", False):
+                Path(ROOT, filename).unlink(missing_ok=True)
+        self.extensions = []
+        self.distribution.ext_modules = []
+
+    def build_extension(self, ext: Any) -> None:
+        # distutils compiles one extension's C files one after another; mypyc's multi-file
+        # output is a file per module, so compile them in parallel (gcc runs as subprocesses).
+        jobs = _jobs()
+        compile_serially = self.compiler.compile
+
+        def compile_in_parallel(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                batches = pool.map(lambda s: compile_serially([s], *args, **kwargs), sources)
+                return [obj for batch in batches for obj in batch]
+
+        self.compiler.compile = compile_in_parallel
+        try:
+            super().build_extension(ext)
+        finally:
+            del self.compiler.compile
+
+    def _mypyc_extensions(self, helper: ModuleType) -> list[Extension]:
         import mypy.version  # the compiler is part of mypy
 
         wanted = helper.MYPYC_REQUIREMENT.split("==")[1]
@@ -97,14 +163,18 @@ class OptionalMypycBuildExt(build_ext):
         manifest = package / f"{helper.MANIFEST_MODULE}.py"
         manifest.write_text(helper.manifest_source(hashes, mypy.version.__version__))
         paths = [str(p.relative_to(ROOT)) for p in [*sources, manifest]]
-        return list(
-            mypycify(
-                paths,
-                opt_level="3",
-                group_name="dune_env._mypyc",
-                target_dir=os.path.join("build", "mypyc"),
-            )
+        target_dir = os.path.join("build", "mypyc")
+        os.chdir(ROOT)  # mypyc reads the paths relative to the working directory
+        extensions = mypycify(
+            [*helper.MYPYC_TYPECHECK_FLAGS, *paths],
+            target_dir=target_dir,
+            **helper.MYPYC_OPTIONS,
         )
+        # The multi-file build's C files include the group's header, written one folder down.
+        group_dir = os.path.join(target_dir, *helper.MYPYC_OPTIONS["group_name"].split(".")[:-1])
+        for ext in extensions:
+            ext.include_dirs.append(group_dir)
+        return list(extensions)
 
 
 # A placeholder, so that setuptools runs build_ext and tags the wheel for this platform; the

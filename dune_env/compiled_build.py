@@ -14,8 +14,11 @@ At `import dune_env`, `activate()` either
   raises `StaleBuildError` naming the files otherwise: an extension module would silently
   shadow an edited `.py` file.
 
-`dune_env.build_info()` says which build is running.  This module is stdlib-only and never
-compiled: `setup.py` loads it by path.
+`dune_env.build_info()` says which build is running, and `describe_build()` says it in one line
+(what `make` ends with).  A build that fell back to pure Python records
+why (`_build_status.json`, written by setup.py), and importing such a package warns once, so a
+failed compile is never only a slow user.  This module is stdlib-only and never compiled:
+`setup.py` loads it by path.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -39,6 +44,25 @@ COMPILED_GLOBS = ("engine/**/*.py", "environment/observer.py", "policies/heurist
 MANIFEST_MODULE = "_compiled_manifest"
 # The mypy (mypyc) release the compiled build is made and tested with; setup.py refuses others.
 MYPYC_REQUIREMENT = "mypy==2.4.1"
+# The compile's type check sees this package and the standard library only: no installed
+# packages (third-party modules are `Any` to it) and no project configuration, so neither a
+# dependency's new type hints nor the linters' settings (pyproject's [tool.mypy]) can fail it.
+# Errors in modules it merely follows (the uncompiled rest of the package) are silenced.
+MYPYC_TYPECHECK_FLAGS = (
+    "--config-file=",
+    "--no-site-packages",
+    "--ignore-missing-imports",
+    "--follow-imports=silent",
+)
+# One shared library (calls between modules stay native), a C file per module so the C compiler
+# runs in parallel (setup.py); -O2: see docs/performance.md for the measured trade.
+MYPYC_OPTIONS: dict[str, object] = {
+    "opt_level": "2",
+    "multi_file": True,
+    "group_name": "dune_env._mypyc",
+}
+# Written by setup.py next to the installed package: whether the compile succeeded, and why not.
+BUILD_STATUS_FILE = "_build_status.json"
 
 
 class StaleBuildError(ImportError):
@@ -95,6 +119,24 @@ def manifest_source(hashes: dict[str, str], mypy_version: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def write_build_status(package: Path, *, compiled: bool, reason: str) -> None:
+    """Record the compile's outcome in the package folder `package` (setup.py)."""
+    package.mkdir(parents=True, exist_ok=True)
+    status = {"compiled": compiled, "reason": reason}
+    (package / BUILD_STATUS_FILE).write_text(json.dumps(status) + "\n")
+
+
+def compile_failure() -> str | None:
+    """Why the build that installed this package fell back to pure Python, or None."""
+    try:
+        status = json.loads((package_dir() / BUILD_STATUS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(status, dict) or status.get("compiled", True):
+        return None
+    return str(status.get("reason") or "unknown reason")
 
 
 class _PureSourceFinder:
@@ -159,6 +201,15 @@ def activate() -> None:
         finder = _PureSourceFinder({module_name(p, root): p for p in compiled_sources(root)})
         sys.meta_path.insert(0, finder)
         return
+    failure = compile_failure()
+    if failure is not None and not any(extension_file(p) for p in compiled_sources()):
+        warnings.warn(
+            f"dune_env: compiling the engine failed when this copy was installed ({failure}); "
+            "running the pure-Python build, 3-5x slower.  Rebuild (`make build`, or reinstall "
+            "with DUNE_ENV_COMPILE=1 to see the error); docs/performance.md.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     problems = stale_modules()
     if problems:
         _activated = False
@@ -178,7 +229,8 @@ def build_info() -> dict[str, Any]:
     Keys: "compiled" (every listed module runs compiled), "modules" (those that run compiled),
     "pure_modules" (those that run from their `.py` file), "pure_forced" (`DUNE_ENV_PURE` is
     set), "source_hash_ok" (no compiled module differs from its source; always true once
-    `import dune_env` has succeeded), "compiler" ("mypyc <mypy version>" or None), "python".
+    `import dune_env` has succeeded), "compiler" ("mypyc <mypy version>" or None), "python",
+    "compile_failure" (why the install fell back to pure Python, or None).
     """
     root = package_dir()
     names = [module_name(p, root) for p in compiled_sources(root)]
@@ -195,4 +247,37 @@ def build_info() -> dict[str, Any]:
         "source_hash_ok": not stale_modules(),
         "compiler": f"mypyc {manifest.MYPY_VERSION}" if manifest is not None else None,
         "python": sys.version.split()[0],
+        "compile_failure": None if compiled else compile_failure(),
     }
+
+
+def describe_build(info: dict[str, Any] | None = None) -> str:
+    """One line: which build runs and, when pure, why and how to get the compiled one."""
+    info = build_info() if info is None else info
+    if info["compiled"]:
+        return f"dune-env: compiled build ({len(info['modules'])} modules, {info['compiler']})"
+    if info["pure_forced"]:
+        why = f"{PURE_ENV_VAR} is set"
+    elif info["compile_failure"]:
+        why = f"compiling failed: {info['compile_failure']}"
+    elif info["modules"]:
+        why = f"{len(info['pure_modules'])} modules are not compiled"
+    else:
+        why = "nothing is compiled"
+    return (
+        f"dune-env: PURE-PYTHON build, 3-5x slower ({why}).  Fix: `make build` "
+        "(DUNE_ENV_COMPILE=1 stops at the error), or see docs/performance.md"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the build line; with "--require", return 1 unless the compiled build runs (the
+    Makefile's check before it marks a build done).  Called as
+    `python -c "import dune_env.compiled_build as c; raise SystemExit(c.main())"`."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args not in ([], ["--require"]):
+        print("usage: main([] or ['--require'])", file=sys.stderr)
+        return 2
+    info = build_info()
+    print(describe_build(info))
+    return 1 if args and not info["compiled"] else 0
