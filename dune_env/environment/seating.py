@@ -47,10 +47,10 @@ def parse_learner(learner: int | str, num_players: int, name_mapping: Mapping[st
 
 
 def named_policy(name: str, seat: int) -> Policy:
-    """The policy registered as `name` (see `dune_env.policies.load_policy`), seeded by seat."""
-    from ..policies.registry import load_policy
+    """The policy `name` resolved for `seat` by `dune_env.match` (seeded by the seat)."""
+    from ..match import seat_policy  # names are resolved above the environment
 
-    policy: Any = load_policy(name, seed=seat)
+    policy: Any = seat_policy(name, seat)
     return policy  # an engine policy: the environments call its act(game, seat)
 
 
@@ -97,17 +97,12 @@ def parse_opponents(
 
 
 def reseed_opponents(opponents: Sequence[Any], game_seed: int) -> None:
-    """Reseed every stateful opponent (one with `reseed`, e.g. "random" or "aggressive-eps20")
-    from the game's seed, as the benchmark harness does, so that `reset(seed=s)` replays the
-    same games whatever was played before.  A policy seated twice is reseeded once."""
-    seen: set[int] = set()
-    for seat, policy in enumerate(opponents):
-        if policy is None or id(policy) in seen:
-            continue
-        seen.add(id(policy))
-        reseed = getattr(policy, "reseed", None)
-        if callable(reseed):
-            reseed((game_seed * 16 + seat) % 2**64)
+    """Reseed every stateful opponent from the game's seed as the benchmark harness does
+    (`dune_env.match.reseed_seats`), so that `reset(seed=s)` replays the same games whatever
+    was played before."""
+    from ..match import reseed_seats
+
+    reseed_seats(opponents, game_seed)
 
 
 def policy_labels(opponents: Sequence[Any], learner: int) -> list[str | None]:
