@@ -44,6 +44,7 @@ from ..environment.seating import (
     policy_labels,
     reseed_opponents,
 )
+from ..match import is_builtin, play
 from ..policies.observation import ObservationPolicy, ObservationPolicyError
 
 _GAME_OVER = int(Phase.GAME_OVER)
@@ -62,6 +63,7 @@ class _SubEnv:
         "episode",
         "learner",
         "opponents",
+        "seats",
         "over",
         "fresh",
         "deals",
@@ -78,6 +80,7 @@ class _SubEnv:
         self.episode = -1
         self.learner = 0
         self.opponents: list[Any] = []
+        self.seats: list[Any] = []  # what `match.play` plays: see `_inline_seats`
         self.over = True  # no game yet: reset() first
         self.fresh = False  # True until the learner's first decision of the episode
         self.deals = 0
@@ -135,6 +138,7 @@ class BatchedGames:
         for sub in self.subenvs:
             sub.learner = self.fixed_seat
             sub.opponents = _private_copies(self._opponents)
+            sub.seats = _inline_seats(sub)
         self.obs = np.zeros((n_envs, OBS_SIZE), dtype=np.float32)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self.rewards = np.zeros(n_envs, dtype=np.float32)
@@ -198,6 +202,7 @@ class BatchedGames:
         if self._sampler is not None:
             drawn = self._sampler(sub.rng)
             sub.opponents = parse_opponents(drawn, self.num_players, self.agent_name_mapping)
+            sub.seats = _inline_seats(sub)
         sub.deals = 0
         self._deal(sub)
 
@@ -353,48 +358,39 @@ class BatchedGames:
     def _play_inline(
         self, sub: _SubEnv, autoreset: bool, waiting: dict[int, tuple[Any, list[_SubEnv]]]
     ) -> None:
-        steps = 0
-        state = sub.state
+        """Play `sub`'s random and engine-policy seats (`dune_env.match.play`) until its
+        learner or an observation policy is to decide; a finished game is dealt again or ends
+        the episode."""
         while True:
+            assert sub.game is not None
+            try:
+                self.agent_steps += play(sub.game, sub.seats, until=sub.learner)
+            except IllegalOptionError as exc:
+                seat = sub.state.pending_seat
+                name = getattr(sub.opponents[seat], "name", sub.opponents[seat])
+                raise IllegalOptionError(
+                    f"sub-env {sub.label}: engine policy {name!r} of player_{seat}: {exc}"
+                ) from exc
+            state = sub.state
             if state.phase == _GAME_OVER:
                 if sub.fresh:  # over before the learner's first decision: deal again
                     self._deal(sub)
-                    state = sub.state
                     continue
                 self._end_episode(sub, float(state.rewards[sub.learner]), None)
                 if not autoreset:
                     break
                 self._begin_episode(sub, None)
-                state = sub.state
                 continue
-            seat = state.pending_seat
-            if seat == sub.learner:
+            if state.pending_seat == sub.learner:
                 sub.fresh = False
                 break
-            policy = sub.opponents[seat]
-            if policy is None:
-                options = legal_options(state)
-                option = options[int(sub.rng.integers(len(options)))]
-            elif not isinstance(policy, ObservationPolicy) and is_engine_policy(policy):
-                options = legal_options(state)
-                option = policy.act(sub.game, seat)
-                if option not in options or isinstance(option, (bool, np.bool_)):
-                    raise IllegalOptionError(
-                        f"sub-env {sub.label}: engine policy {getattr(policy, 'name', policy)!r}"
-                        f" of player_{seat} returned option {option!r}, which is not legal for "
-                        f"{DecisionKind(state.pending_kind).name}; legal options: {options}"
-                    )
-                option = int(option)
+            policy = sub.opponents[state.pending_seat]  # an observation policy: batched
+            entry = waiting.get(id(policy))
+            if entry is None:
+                waiting[id(policy)] = (policy, [sub])
             else:
-                entry = waiting.get(id(policy))
-                if entry is None:
-                    waiting[id(policy)] = (policy, [sub])
-                else:
-                    entry[1].append(sub)
-                break
-            apply_legal(state, option)
-            steps += 1
-        self.agent_steps += steps
+                entry[1].append(sub)
+            break
 
     def _ask_policy(self, policy: Any, subs: list[_SubEnv]) -> list[int]:
         """One batched call of an observation policy for the sub-envs waiting on it; the
@@ -505,6 +501,49 @@ def _private_copies(policies: list[Any]) -> list[Any]:
             policy = copies[id(policy)]
         table.append(policy)
     return table
+
+
+class _RandomSeat:
+    """A seat without a policy: uniform over the legal options, drawn from its sub-env's
+    generator (read at each decision: a seeded reset replaces it)."""
+
+    __slots__ = ("sub",)
+
+    def __init__(self, sub: _SubEnv) -> None:
+        self.sub = sub
+
+    def act(self, game: Game, seat: int) -> int:
+        options = legal_options(game.state)
+        return options[int(self.sub.rng.integers(len(options)))]
+
+
+class _IntOptions:
+    """An engine policy whose numpy-integer options are passed on as ints (the environments
+    have always accepted them; the engine wants a Python int)."""
+
+    __slots__ = ("policy", "name")
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+
+    def act(self, game: Game, seat: int) -> int:
+        option = self.policy.act(game, seat)
+        return int(option) if isinstance(option, np.integer) else option
+
+
+def _inline_seats(sub: _SubEnv) -> list[Any]:
+    """The seats `match.play` plays inline: random seats and engine policies; an observation
+    policy's seat is None, so play stops there and its call is batched across sub-envs."""
+    seats: list[Any] = []
+    for policy in sub.opponents:
+        if policy is None:
+            seats.append(_RandomSeat(sub))
+        elif not isinstance(policy, ObservationPolicy) and is_engine_policy(policy):
+            seats.append(policy if is_builtin(policy) else _IntOptions(policy))
+        else:
+            seats.append(None)
+    return seats
 
 
 def _policy_name(policy: Any) -> str:
