@@ -223,6 +223,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.infos = {a: self._info(state, seat) for seat, a in enumerate(self.possible_agents)}
         self.agent_selection = self.agents[0]
 
+    def resume(self) -> None:
+        """Catch up after the game was played on outside `step()` (the single-agent view
+        plays the other seats with `dune_env.match.play`): the acting agent, infos, rewards
+        and terminations follow the game, as if those seats had stepped.  (Rewards come only
+        at the end of a game, so no reward is lost in between.)"""
+        state = self._require_game().state
+        if self._done:
+            return
+        if state.phase == _GAME_OVER:
+            self._finish(list(state.rewards))
+        else:
+            self.infos = {a: self._info(state, s) for s, a in enumerate(self.possible_agents)}
+            self.agent_selection = self.possible_agents[state.pending_seat]
+
     # --- legality: the one source of the mask and of the check in step --------------------
 
     def _legal(self, state: GameState) -> list[int]:

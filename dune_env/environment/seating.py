@@ -105,6 +105,59 @@ def reseed_opponents(opponents: Sequence[Any], game_seed: int) -> None:
     reseed_seats(opponents, game_seed)
 
 
+class RandomSeat:
+    """A seat without a policy: uniform over the legal options, drawn from the environment's
+    generator `getattr(owner, attr)` (read at each decision: a seeded reset replaces it)."""
+
+    __slots__ = ("owner", "attr")
+
+    def __init__(self, owner: Any, attr: str) -> None:
+        self.owner = owner
+        self.attr = attr
+
+    def act(self, game: Any, seat: int) -> int:
+        options = game.legal_options()
+        return options[int(getattr(self.owner, self.attr).integers(len(options)))]
+
+
+class IntOptions:
+    """A user's engine policy whose numpy-integer options are passed on as ints (the
+    environments have always accepted them; the engine takes Python ints only)."""
+
+    __slots__ = ("policy", "name")
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+
+    def act(self, game: Any, seat: int) -> int:
+        option = self.policy.act(game, seat)
+        return int(option) if isinstance(option, np.integer) else option
+
+
+def inline_seats(
+    opponents: Sequence[Any],
+    owner: Any,
+    attr: str,
+    external: Callable[[Any], bool] = lambda policy: not is_engine_policy(policy),
+) -> list[Any]:
+    """The seats `dune_env.match.play` plays for an environment: random seats (drawing from
+    `getattr(owner, attr)`) and engine policies; a seat whose policy is `external` (by
+    default an observation callable) is None, so play stops there and the environment asks
+    that policy itself."""
+    from ..match import is_builtin
+
+    seats: list[Any] = []
+    for policy in opponents:
+        if policy is None:
+            seats.append(RandomSeat(owner, attr))
+        elif external(policy):
+            seats.append(None)
+        else:
+            seats.append(policy if is_builtin(policy) else IntOptions(policy))
+    return seats
+
+
 def policy_labels(opponents: Sequence[Any], learner: int) -> list[str | None]:
     """The name of the policy at each seat, for the final info of an episode: "random" for a
     seat without a policy, the policy's `name` (or its type's name) otherwise, None at the

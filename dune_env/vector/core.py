@@ -38,13 +38,14 @@ from ..environment.seating import (
     MAX_REDEALS,
     OpponentsSpec,
     draw_game_seed,
+    inline_seats,
     is_engine_policy,
     parse_learner,
     parse_opponents,
     policy_labels,
     reseed_opponents,
 )
-from ..match import is_builtin, play
+from ..match import play
 from ..policies.observation import ObservationPolicy, ObservationPolicyError
 
 _GAME_OVER = int(Phase.GAME_OVER)
@@ -503,47 +504,14 @@ def _private_copies(policies: list[Any]) -> list[Any]:
     return table
 
 
-class _RandomSeat:
-    """A seat without a policy: uniform over the legal options, drawn from its sub-env's
-    generator (read at each decision: a seeded reset replaces it)."""
-
-    __slots__ = ("sub",)
-
-    def __init__(self, sub: _SubEnv) -> None:
-        self.sub = sub
-
-    def act(self, game: Game, seat: int) -> int:
-        options = legal_options(game.state)
-        return options[int(self.sub.rng.integers(len(options)))]
-
-
-class _IntOptions:
-    """An engine policy whose numpy-integer options are passed on as ints (the environments
-    have always accepted them; the engine wants a Python int)."""
-
-    __slots__ = ("policy", "name")
-
-    def __init__(self, policy: Any) -> None:
-        self.policy = policy
-        self.name = getattr(policy, "name", type(policy).__name__)
-
-    def act(self, game: Game, seat: int) -> int:
-        option = self.policy.act(game, seat)
-        return int(option) if isinstance(option, np.integer) else option
-
-
 def _inline_seats(sub: _SubEnv) -> list[Any]:
-    """The seats `match.play` plays inline: random seats and engine policies; an observation
-    policy's seat is None, so play stops there and its call is batched across sub-envs."""
-    seats: list[Any] = []
-    for policy in sub.opponents:
-        if policy is None:
-            seats.append(_RandomSeat(sub))
-        elif not isinstance(policy, ObservationPolicy) and is_engine_policy(policy):
-            seats.append(policy if is_builtin(policy) else _IntOptions(policy))
-        else:
-            seats.append(None)
-    return seats
+    """The seats `match.play` plays inline; an observation policy's seat is None, so play
+    stops there and its call is batched across sub-envs."""
+    return inline_seats(sub.opponents, sub, "rng", _batched)
+
+
+def _batched(policy: Any) -> bool:
+    return isinstance(policy, ObservationPolicy) or not is_engine_policy(policy)
 
 
 def _policy_name(policy: Any) -> str:
