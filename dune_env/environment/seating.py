@@ -158,6 +158,23 @@ def inline_seats(
     return seats
 
 
+def play_opponents(
+    game: Any, seats: Sequence[Any], opponents: Sequence[Any], learner: int, where: str = ""
+) -> int:
+    """`dune_env.match.play` of the `inline_seats` until the learner (or an external seat) is
+    to decide; the number of decisions played.  An engine policy's illegal option raises
+    IllegalOptionError naming the policy and its seat (`where` says which environment)."""
+    from ..engine.game import IllegalOptionError
+    from ..match import play
+
+    try:
+        return play(game, seats, until=learner)
+    except IllegalOptionError as exc:
+        seat = game.state.pending_seat
+        name = getattr(opponents[seat], "name", opponents[seat])
+        raise IllegalOptionError(f"{where}engine policy {name!r} of player_{seat}: {exc}") from exc
+
+
 def policy_labels(opponents: Sequence[Any], learner: int) -> list[str | None]:
     """The name of the policy at each seat, for the final info of an episode: "random" for a
     seat without a policy, the policy's `name` (or its type's name) otherwise, None at the

@@ -35,10 +35,8 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 
-from ..engine.game import IllegalOptionError
-from ..match import play
 from .action_table import NUM_ACTIONS
-from .aec import IllegalActionError, check_action, raw_env
+from .aec import check_action, raw_env
 from .observer import OBS_LAYOUT
 from .seating import (
     MAX_REDEALS,
@@ -48,6 +46,7 @@ from .seating import (
     inline_seats,
     parse_learner,
     parse_opponents,
+    play_opponents,
     policy_labels,
     reseed_opponents,
 )
@@ -175,14 +174,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         learner = aec.possible_agents[self.learner_seat]
         collected = 0.0
         while not aec.terminations[learner]:
-            try:
-                moved = play(game, self._seats, until=self.learner_seat)
-            except IllegalOptionError as exc:
-                seat = game.state.pending_seat
-                name = getattr(self._opponents[seat], "name", self._opponents[seat])
-                raise IllegalActionError(
-                    f"the opponent {name!r} of player_{seat} chose an illegal option: {exc}"
-                ) from exc
+            moved = play_opponents(game, self._seats, self._opponents, self.learner_seat)
             if moved:
                 aec.resume()
                 collected += aec.rewards[learner]

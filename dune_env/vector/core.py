@@ -28,7 +28,7 @@ from gymnasium.utils import seeding
 
 from ..engine.constants import FACTION_NAMES
 from ..engine.decisions import DecisionKind
-from ..engine.game import Game, IllegalOptionError, apply_legal, legal_options
+from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import Phase
 from ..environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
 from ..environment.aec import IllegalActionError, InvalidActionError
@@ -42,10 +42,10 @@ from ..environment.seating import (
     is_engine_policy,
     parse_learner,
     parse_opponents,
+    play_opponents,
     policy_labels,
     reseed_opponents,
 )
-from ..match import play
 from ..policies.observation import ObservationPolicy, ObservationPolicyError
 
 _GAME_OVER = int(Phase.GAME_OVER)
@@ -364,14 +364,10 @@ class BatchedGames:
         the episode."""
         while True:
             assert sub.game is not None
-            try:
-                self.agent_steps += play(sub.game, sub.seats, until=sub.learner)
-            except IllegalOptionError as exc:
-                seat = sub.state.pending_seat
-                name = getattr(sub.opponents[seat], "name", sub.opponents[seat])
-                raise IllegalOptionError(
-                    f"sub-env {sub.label}: engine policy {name!r} of player_{seat}: {exc}"
-                ) from exc
+            where = f"sub-env {sub.label}: "
+            self.agent_steps += play_opponents(
+                sub.game, sub.seats, sub.opponents, sub.learner, where
+            )
             state = sub.state
             if state.phase == _GAME_OVER:
                 if sub.fresh:  # over before the learner's first decision: deal again
