@@ -18,11 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dune_env.engine import Game, GameConfig  # noqa: E402
 from dune_env.engine.constants import NO_ONE  # noqa: E402
 from dune_env.engine.events import EventKind  # noqa: E402
-from dune_env.harness.runner import schedule  # noqa: E402
-from dune_env.policies import load_policy  # noqa: E402
+from dune_env.match import play_spec, schedule  # noqa: E402
 
 ALLIANCE_VICTORY = 1  # the VICTORY event's kind field (events.py)
 
@@ -30,19 +28,7 @@ ALLIANCE_VICTORY = 1  # the VICTORY event's kind field (events.py)
 def count(policies: list[str], num_players: int, games: int, seed: int) -> dict[str, Counter[str]]:
     stats: dict[str, Counter[str]] = {p: Counter() for p in policies}
     for spec in schedule(policies, num_players, games, seed, duplicate=True):
-        config = GameConfig(
-            num_players=num_players, faction_mode="assigned", factions=spec.factions
-        )
-        game = Game(config, seed=spec.seed)
-        seats = [load_policy(p, seed=seat) for seat, p in enumerate(spec.seat_policies)]
-        for seat, policy in enumerate(seats):
-            reseed = getattr(policy, "reseed", None)
-            if reseed is not None:
-                reseed(spec.seed * 16 + seat)
-        while not game.terminal:
-            decision = game.pending
-            assert decision is not None
-            game.apply(seats[decision.seat].act(game, decision.seat))
+        game = play_spec(spec)
         state = game.state
         owner = {state.seat_faction[s]: spec.seat_policies[s] for s in range(num_players)}
         for s in range(num_players):

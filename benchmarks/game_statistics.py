@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dune_env.harness import GameFailure, run_games, schedule  # noqa: E402
 from dune_env.harness.cli import parse_game_options  # noqa: E402
-from dune_env.harness.runner import GameFailure, run_games, schedule  # noqa: E402
 
 COLUMNS = ("solo", "solo->BG", "alliance", "timeout Guild", "timeout BG", "no winner")
 

@@ -14,7 +14,7 @@ Names are `"<KIND>: <option text>"`, unique over the whole table; `action_name(i
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,6 +32,42 @@ class Action(NamedTuple):
     kind: DecisionKind
     option: int
     name: str
+
+
+class InvalidActionError(ValueError):
+    """An action that is not an action of this environment at all: out of range, None for an
+    agent that must act, or any action once the game is over."""
+
+
+def check_action(action: Any, agent: str = "the agent") -> int:
+    """`action` as a Python int in 0..NUM_ACTIONS-1, or a clear TypeError / InvalidActionError."""
+    if type(action) is int:
+        value = action
+    elif isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"the action of {agent} must be an int action id, not the bool {action!r}")
+    elif isinstance(action, (int, np.integer)):
+        value = int(action)
+    elif (
+        isinstance(action, np.ndarray)
+        and action.shape in ((), (1,))
+        and (np.issubdtype(action.dtype, np.integer))
+    ):
+        value = int(action.reshape(()))
+    elif action is None:
+        raise InvalidActionError(
+            f"{agent} must act: None is only for agents that are done (dead steps)"
+        )
+    else:
+        raise TypeError(
+            f"the action of {agent} must be an int action id in 0..{NUM_ACTIONS - 1}, "
+            f"not {type(action).__name__} {action!r}"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise InvalidActionError(
+            f"action {value} of {agent} is out of range: action ids are 0..{NUM_ACTIONS - 1} "
+            f"(Discrete({NUM_ACTIONS}))"
+        )
+    return value
 
 
 def _build() -> tuple[tuple[Action, ...], dict[int, int]]:

@@ -31,7 +31,7 @@ from ..engine.constants import FACTION_NAMES, NO_ONE
 from ..engine.decisions import OPTION_COUNTS, DecisionKind
 from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import GameState, Phase
-from .action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
+from .action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, InvalidActionError, check_action
 from .config import RENDER_MODES, EnvConfig
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
 
@@ -39,11 +39,6 @@ _KIND_NAMES = tuple(k.name for k in DecisionKind)
 _GAME_OVER = int(Phase.GAME_OVER)
 _SETUP_DRAFT = int(Phase.SETUP_DRAFT)
 _MAX_SEED = 2**63 - 1
-
-
-class InvalidActionError(ValueError):
-    """An action that is not an action of this environment at all: out of range, None for an
-    agent that must act, or any action once the game is over."""
 
 
 class GameOverError(RuntimeError):
@@ -228,6 +223,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.infos = {a: self._info(state, seat) for seat, a in enumerate(self.possible_agents)}
         self.agent_selection = self.agents[0]
 
+    def resume(self) -> None:
+        """Catch up after the game was played on outside `step()` (the single-agent view
+        plays the other seats with `dune_env.match.play`): the acting agent, infos, rewards
+        and terminations follow the game, as if those seats had stepped.  (Rewards come only
+        at the end of a game, so no reward is lost in between.)"""
+        state = self._require_game().state
+        if self._done:
+            return
+        if state.phase == _GAME_OVER:
+            self._finish(list(state.rewards))
+        else:
+            self.infos = {a: self._info(state, s) for s, a in enumerate(self.possible_agents)}
+            self.agent_selection = self.possible_agents[state.pending_seat]
+
     # --- legality: the one source of the mask and of the check in step --------------------
 
     def _legal(self, state: GameState) -> list[int]:
@@ -322,11 +331,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             )
         seat = game.state.pending_seat
         if isinstance(policy, str):
-            from ..policies.registry import load_policy
+            from ..match import seat_policy  # names are resolved above the environment
 
             cache: dict[tuple[str, int], Any] = self.__dict__.setdefault("_named_policies", {})
             if (policy, seat) not in cache:
-                cache[(policy, seat)] = load_policy(policy, seed=seat)
+                cache[(policy, seat)] = seat_policy(policy, seat)
             policy = cache[(policy, seat)]
         if callable(getattr(policy, "act", None)):
             option = policy.act(game, seat)
@@ -436,37 +445,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     def to_json(self) -> str:
         """`snapshot()` as JSON text."""
         return json.dumps(self.snapshot(), separators=(",", ":"))
-
-
-def check_action(action: Any, agent: str = "the agent") -> int:
-    """`action` as a Python int in 0..NUM_ACTIONS-1, or a clear TypeError / InvalidActionError."""
-    if type(action) is int:
-        value = action
-    elif isinstance(action, (bool, np.bool_)):
-        raise TypeError(f"the action of {agent} must be an int action id, not the bool {action!r}")
-    elif isinstance(action, (int, np.integer)):
-        value = int(action)
-    elif (
-        isinstance(action, np.ndarray)
-        and action.shape in ((), (1,))
-        and (np.issubdtype(action.dtype, np.integer))
-    ):
-        value = int(action.reshape(()))
-    elif action is None:
-        raise InvalidActionError(
-            f"{agent} must act: None is only for agents that are done (dead steps)"
-        )
-    else:
-        raise TypeError(
-            f"the action of {agent} must be an int action id in 0..{NUM_ACTIONS - 1}, "
-            f"not {type(action).__name__} {action!r}"
-        )
-    if not 0 <= value < NUM_ACTIONS:
-        raise InvalidActionError(
-            f"action {value} of {agent} is out of range: action ids are 0..{NUM_ACTIONS - 1} "
-            f"(Discrete({NUM_ACTIONS}))"
-        )
-    return value
 
 
 class DuneAssertOutOfBounds(AssertOutOfBoundsWrapper):

@@ -47,10 +47,10 @@ def parse_learner(learner: int | str, num_players: int, name_mapping: Mapping[st
 
 
 def named_policy(name: str, seat: int) -> Policy:
-    """The policy registered as `name` (see `dune_env.policies.load_policy`), seeded by seat."""
-    from ..policies.registry import load_policy
+    """The policy `name` resolved for `seat` by `dune_env.match` (seeded by the seat)."""
+    from ..match import seat_policy  # names are resolved above the environment
 
-    policy: Any = load_policy(name, seed=seat)
+    policy: Any = seat_policy(name, seat)
     return policy  # an engine policy: the environments call its act(game, seat)
 
 
@@ -97,17 +97,82 @@ def parse_opponents(
 
 
 def reseed_opponents(opponents: Sequence[Any], game_seed: int) -> None:
-    """Reseed every stateful opponent (one with `reseed`, e.g. "random" or "aggressive-eps20")
-    from the game's seed, as the benchmark harness does, so that `reset(seed=s)` replays the
-    same games whatever was played before.  A policy seated twice is reseeded once."""
-    seen: set[int] = set()
-    for seat, policy in enumerate(opponents):
-        if policy is None or id(policy) in seen:
-            continue
-        seen.add(id(policy))
-        reseed = getattr(policy, "reseed", None)
-        if callable(reseed):
-            reseed((game_seed * 16 + seat) % 2**64)
+    """Reseed every stateful opponent from the game's seed as the benchmark harness does
+    (`dune_env.match.reseed_seats`), so that `reset(seed=s)` replays the same games whatever
+    was played before."""
+    from ..match import reseed_seats
+
+    reseed_seats(opponents, game_seed)
+
+
+class RandomSeat:
+    """A seat without a policy: uniform over the legal options, drawn from the environment's
+    generator `getattr(owner, attr)` (read at each decision: a seeded reset replaces it)."""
+
+    __slots__ = ("owner", "attr")
+
+    def __init__(self, owner: Any, attr: str) -> None:
+        self.owner = owner
+        self.attr = attr
+
+    def act(self, game: Any, seat: int) -> int:
+        options = game.legal_options()
+        return options[int(getattr(self.owner, self.attr).integers(len(options)))]
+
+
+class IntOptions:
+    """A user's engine policy whose numpy-integer options are passed on as ints (the
+    environments have always accepted them; the engine takes Python ints only)."""
+
+    __slots__ = ("policy", "name")
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+
+    def act(self, game: Any, seat: int) -> int:
+        option = self.policy.act(game, seat)
+        return int(option) if isinstance(option, np.integer) else option
+
+
+def inline_seats(
+    opponents: Sequence[Any],
+    owner: Any,
+    attr: str,
+    external: Callable[[Any], bool] = lambda policy: not is_engine_policy(policy),
+) -> list[Any]:
+    """The seats `dune_env.match.play` plays for an environment: random seats (drawing from
+    `getattr(owner, attr)`) and engine policies; a seat whose policy is `external` (by
+    default an observation callable) is None, so play stops there and the environment asks
+    that policy itself."""
+    from ..match import is_builtin
+
+    seats: list[Any] = []
+    for policy in opponents:
+        if policy is None:
+            seats.append(RandomSeat(owner, attr))
+        elif external(policy):
+            seats.append(None)
+        else:
+            seats.append(policy if is_builtin(policy) else IntOptions(policy))
+    return seats
+
+
+def play_opponents(
+    game: Any, seats: Sequence[Any], opponents: Sequence[Any], learner: int, where: str = ""
+) -> int:
+    """`dune_env.match.play` of the `inline_seats` until the learner (or an external seat) is
+    to decide; the number of decisions played.  An engine policy's illegal option raises
+    IllegalOptionError naming the policy and its seat (`where` says which environment)."""
+    from ..engine.game import IllegalOptionError
+    from ..match import play
+
+    try:
+        return play(game, seats, until=learner)
+    except IllegalOptionError as exc:
+        seat = game.state.pending_seat
+        name = getattr(opponents[seat], "name", opponents[seat])
+        raise IllegalOptionError(f"{where}engine policy {name!r} of player_{seat}: {exc}") from exc
 
 
 def policy_labels(opponents: Sequence[Any], learner: int) -> list[str | None]:

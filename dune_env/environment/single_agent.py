@@ -35,7 +35,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 
-from .action_table import KIND_OFFSET, NUM_ACTIONS
+from .action_table import NUM_ACTIONS
 from .aec import check_action, raw_env
 from .observer import OBS_LAYOUT
 from .seating import (
@@ -43,8 +43,10 @@ from .seating import (
     OpponentsSpec,
     Policy,
     draw_game_seed,
+    inline_seats,
     parse_learner,
     parse_opponents,
+    play_opponents,
     policy_labels,
     reseed_opponents,
 )
@@ -75,6 +77,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._rotate = learner == "rotate"
         self._fixed_seat = self._parse_learner(learner)
         self._opponents = self._parse_opponents(opponents)
+        self._seats = inline_seats(self._opponents, self, "np_random")
         self._sampler = opponent_sampler
         self.observation_space = gymnasium.spaces.Box(
             low=OBS_LAYOUT.low, high=OBS_LAYOUT.high, dtype=np.float32
@@ -106,6 +109,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             self.learner_seat = self._episode % self.num_players
         if self._sampler is not None:
             self._opponents = self._parse_opponents(self._sampler(self.np_random))
+            self._seats = inline_seats(self._opponents, self, "np_random")
         # The game seed comes from the wrapper's generator, itself seeded by `seed`.  Rewards
         # only come at the end of a game; a game that ends before the learner's first decision
         # (never seen in practice) is dealt again.
@@ -162,28 +166,27 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner must decide or the game ends; return the
-        learner's rewards collected meanwhile."""
+        learner's rewards collected meanwhile.  Random seats and engine policies are played
+        by `dune_env.match.play`; an observation callable acts through the AEC env."""
         aec = self.aec
+        game = aec.game
+        assert game is not None
         learner = aec.possible_agents[self.learner_seat]
         collected = 0.0
         while not aec.terminations[learner]:
+            moved = play_opponents(game, self._seats, self._opponents, self.learner_seat)
+            if moved:
+                aec.resume()
+                collected += aec.rewards[learner]
+                continue
             agent = aec.agent_selection
             if agent == learner:
                 self._mask = aec.action_mask(agent).astype(bool)
                 return collected
-            seat = aec.agent_name_mapping[agent]
-            policy = self._opponents[seat]
-            if policy is None:
-                legal = aec.legal_actions()
-                action = legal[int(self.np_random.integers(len(legal)))]
-            elif hasattr(policy, "act"):  # an engine policy
-                game = aec.game
-                assert game is not None
-                action = KIND_OFFSET[game.state.pending_kind] + policy.act(game, seat)
-            else:
-                obs = aec.observe(agent)
-                action = policy(obs["observation"], obs["action_mask"])
-            aec.step(action)
+            policy = self._opponents[aec.agent_name_mapping[agent]]  # an observation callable
+            assert policy is not None
+            obs = aec.observe(agent)
+            aec.step(policy(obs["observation"], obs["action_mask"]))
             collected += aec.rewards[learner]
         self._over = True
         self._mask = np.zeros(NUM_ACTIONS, dtype=bool)

@@ -27,9 +27,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .runner import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, SeatResult
+from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
 
-Item = tuple[GameSpec, list[SeatResult] | GameFailure]
+Item = Played
 
 BACKENDS = ("local", "ray")
 RAY_INSTALL_HINT = "pip install 'dune-env[ray]' (or pip install 'ray[client]>=2.40,<3')"

@@ -16,8 +16,8 @@ import signal
 import sys
 from typing import Any
 
+from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import PolicyLoadError, policy_names
-from .runner import DEFAULT_MAX_DECISIONS
 
 DEFAULT_POLICIES = ("aggressive", "economic", "random")
 
@@ -154,7 +154,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from ..engine import ConfigError
-    from . import run_benchmark
+    from .benchmark import run_benchmark
     from .outputs import default_out_dir
 
     args = build_parser().parse_args(argv)

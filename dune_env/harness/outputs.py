@@ -9,11 +9,11 @@ import json
 import os
 import sys
 import time
-from dataclasses import fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import IO, Any
 
-from .runner import SeatResult
+from .types import SeatResult
 
 RUN_FILE = "run.json"  # the run's parameters, compared on --resume
 RESULTS_FILE = "results.csv"
@@ -42,6 +42,27 @@ def open_output(path: Path, append: bool = False, binary: bool = False) -> IO[An
 def write_output(path: Path, text: str | bytes) -> None:
     with open_output(path, binary=isinstance(text, bytes)) as handle:
         handle.write(text)
+
+
+class CsvSink:
+    """Appends rows as games finish, so that a crash never loses finished games."""
+
+    def __init__(self, path: Path, append: bool = False) -> None:
+        self.path = path
+        has_rows = append and path.exists() and path.stat().st_size > 0
+        self._file = open_output(path, append=append)
+        self._writer = csv.DictWriter(self._file, fieldnames=[f.name for f in fields(SeatResult)])
+        if not has_rows:
+            self._writer.writeheader()
+            self._file.flush()
+
+    def write(self, rows: list[SeatResult]) -> None:
+        for row in rows:
+            self._writer.writerow(asdict(row))
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
 
 
 # Every file a run writes (plus the partial rewrite of --resume).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .outputs import write_output
-from .runner import GameFailure, SeatResult
+from .types import GameFailure, SeatResult
 
 REPLAYABLE_FAILURES = ("illegal", "exception")  # failures that end by themselves when replayed
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .outputs import open_output, write_output
-from .runner import GameFailure, SeatResult
 from .stats import Z95, GameOutcome, fit_strength, wilson_interval
+from .types import GameFailure, SeatResult
 
 
 def is_control_win(row: SeatResult) -> bool:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .runner import GameFailure, SeatResult
+from .types import GameFailure, SeatResult
 
 SUITE_NAME = "dune_v1 standard suite"
 SUITE_VERSION = 1
@@ -80,10 +80,10 @@ def run_suite(
     """Run the standard suite (see the module docstring); write per-player-count reports and
     suite_summary.json / suite_report.md into `out_dir`.  `move_timeout`, `max_decisions` and
     `trust_checkpoints`, `backend` and `address` are passed to every `run_benchmark`."""
-    from . import run_benchmark
+    from ..match import DEFAULT_MAX_DECISIONS
+    from .benchmark import run_benchmark
     from .outputs import write_output
     from .report import leaderboard, markdown_report, summarise, write_json, write_plots
-    from .runner import DEFAULT_MAX_DECISIONS
 
     policies = suite_policies(candidates)
     deals = DEALS["standard-short" if short else "standard"]

@@ -26,12 +26,13 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .runner import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, SeatResult, safe_play
+from .runner import safe_play
+from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
 _POLL = 0.5  # longest sleep between watchdog checks (seconds)
 
-Item = tuple[GameSpec, list[SeatResult] | GameFailure]
+Item = Played  # the outcome is turned into rows by the caller (types.as_rows)
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -39,7 +39,7 @@ class PlaySession:
         seed: int | None = None,
         config: dict[str, Any] | None = None,
     ) -> None:
-        from ..policies.registry import load_policy
+        from ..match import reseed_seats, seat_policy
 
         if not 0 <= you < num_players:
             raise PlayError(f"--you {you} is not a seat: use 0..{num_players - 1}")
@@ -56,13 +56,9 @@ class PlaySession:
             {**(config or {}), "num_players": num_players, "record_events": True}
         )
         self.bots: list[Any] = [
-            None if name is None else load_policy(name, seed=seat)
-            for seat, name in enumerate(self.seat_policies)
+            seat_policy(name, seat) for seat, name in enumerate(self.seat_policies)
         ]
-        for seat, bot in enumerate(self.bots):
-            reseed = getattr(bot, "reseed", None)
-            if reseed is not None:
-                reseed(self.seed * 16 + seat)  # as the benchmark harness seeds its bots
+        reseed_seats(self.bots, self.seed)  # as the benchmark harness seeds its bots
         self.game = Game(self.config, self.seed)
         self.observer = Observer(num_players)
         self._undo: list[Game] = []
@@ -125,10 +121,9 @@ class PlaySession:
 
     def play_bots(self) -> None:
         """Let the bots act until it is your turn or the game is over."""
-        game = self.game
-        while not game.terminal and game.state.pending_seat != self.you:
-            seat = game.state.pending_seat
-            game.apply(self.bots[seat].act(game, seat))
+        from ..match import play
+
+        play(self.game, self.bots, until=self.you)
 
     def choose(self, action_id: int) -> None:
         """Play your option `action_id` (an action-table id from `options()`), then the bots."""

@@ -70,7 +70,7 @@ class ObservationPolicy:
             self._observers[n] = Observer(n)
         obs, mask = observation_and_mask(game, seat, self._observers[n])
         action = self.fn(obs, mask)
-        from ..environment.aec import check_action
+        from ..environment.action_table import check_action
 
         try:  # the env's own check: 8.9 is refused, not truncated to 8
             action_id = check_action(action, f"policy {self.name!r}")

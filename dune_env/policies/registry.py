@@ -77,6 +77,14 @@ def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
     _USER_POLICIES[name] = factory
 
 
+def builtin_policy_classes() -> list[type]:
+    """The classes of the registered built-in policies, and `ObservationPolicy` (which shows
+    its callable only an observation): the policies the harness may hand the live game."""
+    from .observation import ObservationPolicy
+
+    return [_import(path) for path in BUILTIN_POLICIES.values()] + [ObservationPolicy]
+
+
 def policy_names() -> list[str]:
     return sorted(set(BUILTIN_POLICIES) | set(_USER_POLICIES) | set(SHIPPED_MODELS))
 

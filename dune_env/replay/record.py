@@ -178,8 +178,8 @@ def play_policies(
     config: dict[str, Any] | None = None,
 ) -> ReplayRecord:
     """Play a fresh game between named policies (seat s gets policies[s % len], seeded as the
-    benchmark harness seeds them) and return its record."""
-    from ..policies.registry import load_policy
+    benchmark harness seeds them: `dune_env.match`) and return its record."""
+    from ..match import load_seats, play, reseed_seats
 
     n = num_players or len(policies)
     if len(policies) > n:
@@ -187,23 +187,10 @@ def play_policies(
     names = [policies[s % len(policies)] for s in range(n)]
     game_config = GameConfig.from_dict({**(config or {}), "num_players": n})
     game = Game(game_config, seed)
-    bots = [load_policy(name, seed=seat) for seat, name in enumerate(names)]
-    _reseed(bots, seed)
-    _play(game, bots)
+    bots = load_seats(names)
+    reseed_seats(bots, seed)
+    play(game, bots, protect=True)
     return ReplayRecord.from_game(game, seed, names, title=f"{' vs '.join(names)}, seed {seed}")
-
-
-def _reseed(bots: Sequence[Any], seed: int) -> None:
-    for seat, bot in enumerate(bots):
-        reseed = getattr(bot, "reseed", None)
-        if reseed is not None:
-            reseed(seed * 16 + seat)  # as dune_env.harness.runner.play_game
-
-
-def _play(game: Game, bots: Sequence[Any]) -> None:
-    while not game.terminal:
-        seat = game.state.pending_seat
-        game.apply(bots[seat].act(game, seat))
 
 
 def benchmark_record(
@@ -217,14 +204,14 @@ def benchmark_record(
 
     The harness's schedule is a function of its arguments (kept in summary.json), so the game's
     seats, factions and seed are recomputed, the game is played again by freshly seeded
-    policies, and the outcome is checked against results.csv.  A run folder is data from
-    whoever made it: unless `trust` (SECURITY.md), its policies must be registered names or
-    safe-format model files — `module:attr` policies (imported code) and pickle-based models
-    are refused.  `own_run` (the harness replaying the run it just played) allows
-    `module:attr`; pickle-based models still need `trust`.  `failed`: the game failed in the
-    benchmark (a policy raised or played an illegal option); it is replayed up to the failure,
-    which the title names."""
-    from ..harness.runner import schedule
+    policies through the harness's own game loop (`dune_env.match.play_spec`), and the outcome
+    is checked against results.csv.  A run folder is data from whoever made it: unless `trust`
+    (SECURITY.md), its policies must be registered names or safe-format model files --
+    `module:attr` policies (imported code) and pickle-based models are refused.  `own_run` (the
+    harness replaying the run it just played) allows `module:attr`; pickle-based models still
+    need `trust`.  `failed`: the game failed in the benchmark (a policy raised or played an
+    illegal option); it is replayed up to the failure, which the title names."""
+    from ..match import DEFAULT_MAX_DECISIONS, PolicyActionError, play_seated, schedule, seat_spec
 
     directory = Path(out_dir)
     try:
@@ -232,6 +219,7 @@ def benchmark_record(
         policies, players = list(meta["policies"]), int(meta["num_players"])
         games, seed = int(meta["games_requested"]), int(meta["seed"])
         config = dict(meta.get("config") or {})
+        max_decisions = int(meta.get("max_decisions", DEFAULT_MAX_DECISIONS))
     except (OSError, KeyError, TypeError, ValueError) as exc:
         if (directory / "suite_summary.json").exists():
             lineups = sorted(str(p.parent) for p in directory.glob("*p/lineup*/summary.json"))
@@ -249,30 +237,18 @@ def benchmark_record(
     _check_policies_allowed(policies, trust, own_run)
     duplicate = bool(meta.get("duplicate", False))
     spec = schedule(policies, players, games, seed, config, duplicate=duplicate)[game_index]
-    from ..policies.registry import load_policy
-
-    game_config = GameConfig(
-        num_players=spec.num_players, faction_mode="assigned", factions=spec.factions, **config
-    )
-    game = Game(game_config, spec.seed)
-    bots = [
-        load_policy(name, seed=seat, trust=trust) for seat, name in enumerate(spec.seat_policies)
-    ]
-    for seat, bot in enumerate(bots):
-        reseed = getattr(bot, "reseed", None)
-        if reseed is not None:
-            reseed(spec.seed * 16 + seat)
     title = f"benchmark {directory.name}, game {game_index} (seed {spec.seed})"
-    if failed:
-        try:
-            _play(game, bots)
-        except Exception as exc:  # the failure being replayed: show the game up to it
-            seat = game.state.pending_seat
-            title += f": failed at decision {game.state.decision_count} ({spec.seat_policies[seat]}"
-            title += f", seat {seat}: {type(exc).__name__}: {exc})"[:300]
+    game, seated = seat_spec(spec, trust=trust)
+    try:
+        play_seated(spec, game, seated, max_decisions)
+    except PolicyActionError as exc:
+        if not failed:
+            raise ReplayError(f"game {game_index} failed when replayed: {exc}") from exc
+        # The failure being replayed: show the game up to it.
+        title += f": failed at decision {game.state.decision_count} ({exc})"[:300]
     else:
-        _play(game, bots)
-        _check_against_results(game, directory, game_index)
+        if not failed:
+            _check_against_results(game, directory, game_index)
     return ReplayRecord(
         config=game.config.to_dict(),
         options=tuple(game.chosen_options()),

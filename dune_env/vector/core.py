@@ -28,7 +28,7 @@ from gymnasium.utils import seeding
 
 from ..engine.constants import FACTION_NAMES
 from ..engine.decisions import DecisionKind
-from ..engine.game import Game, IllegalOptionError, apply_legal, legal_options
+from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import Phase
 from ..environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
 from ..environment.aec import IllegalActionError, InvalidActionError
@@ -38,9 +38,11 @@ from ..environment.seating import (
     MAX_REDEALS,
     OpponentsSpec,
     draw_game_seed,
+    inline_seats,
     is_engine_policy,
     parse_learner,
     parse_opponents,
+    play_opponents,
     policy_labels,
     reseed_opponents,
 )
@@ -62,6 +64,7 @@ class _SubEnv:
         "episode",
         "learner",
         "opponents",
+        "seats",
         "over",
         "fresh",
         "deals",
@@ -78,6 +81,7 @@ class _SubEnv:
         self.episode = -1
         self.learner = 0
         self.opponents: list[Any] = []
+        self.seats: list[Any] = []  # what `match.play` plays: see `_inline_seats`
         self.over = True  # no game yet: reset() first
         self.fresh = False  # True until the learner's first decision of the episode
         self.deals = 0
@@ -135,6 +139,7 @@ class BatchedGames:
         for sub in self.subenvs:
             sub.learner = self.fixed_seat
             sub.opponents = _private_copies(self._opponents)
+            sub.seats = _inline_seats(sub)
         self.obs = np.zeros((n_envs, OBS_SIZE), dtype=np.float32)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self.rewards = np.zeros(n_envs, dtype=np.float32)
@@ -198,6 +203,7 @@ class BatchedGames:
         if self._sampler is not None:
             drawn = self._sampler(sub.rng)
             sub.opponents = parse_opponents(drawn, self.num_players, self.agent_name_mapping)
+            sub.seats = _inline_seats(sub)
         sub.deals = 0
         self._deal(sub)
 
@@ -353,48 +359,35 @@ class BatchedGames:
     def _play_inline(
         self, sub: _SubEnv, autoreset: bool, waiting: dict[int, tuple[Any, list[_SubEnv]]]
     ) -> None:
-        steps = 0
-        state = sub.state
+        """Play `sub`'s random and engine-policy seats (`dune_env.match.play`) until its
+        learner or an observation policy is to decide; a finished game is dealt again or ends
+        the episode."""
         while True:
+            assert sub.game is not None
+            where = f"sub-env {sub.label}: "
+            self.agent_steps += play_opponents(
+                sub.game, sub.seats, sub.opponents, sub.learner, where
+            )
+            state = sub.state
             if state.phase == _GAME_OVER:
                 if sub.fresh:  # over before the learner's first decision: deal again
                     self._deal(sub)
-                    state = sub.state
                     continue
                 self._end_episode(sub, float(state.rewards[sub.learner]), None)
                 if not autoreset:
                     break
                 self._begin_episode(sub, None)
-                state = sub.state
                 continue
-            seat = state.pending_seat
-            if seat == sub.learner:
+            if state.pending_seat == sub.learner:
                 sub.fresh = False
                 break
-            policy = sub.opponents[seat]
-            if policy is None:
-                options = legal_options(state)
-                option = options[int(sub.rng.integers(len(options)))]
-            elif not isinstance(policy, ObservationPolicy) and is_engine_policy(policy):
-                options = legal_options(state)
-                option = policy.act(sub.game, seat)
-                if option not in options or isinstance(option, (bool, np.bool_)):
-                    raise IllegalOptionError(
-                        f"sub-env {sub.label}: engine policy {getattr(policy, 'name', policy)!r}"
-                        f" of player_{seat} returned option {option!r}, which is not legal for "
-                        f"{DecisionKind(state.pending_kind).name}; legal options: {options}"
-                    )
-                option = int(option)
+            policy = sub.opponents[state.pending_seat]  # an observation policy: batched
+            entry = waiting.get(id(policy))
+            if entry is None:
+                waiting[id(policy)] = (policy, [sub])
             else:
-                entry = waiting.get(id(policy))
-                if entry is None:
-                    waiting[id(policy)] = (policy, [sub])
-                else:
-                    entry[1].append(sub)
-                break
-            apply_legal(state, option)
-            steps += 1
-        self.agent_steps += steps
+                entry[1].append(sub)
+            break
 
     def _ask_policy(self, policy: Any, subs: list[_SubEnv]) -> list[int]:
         """One batched call of an observation policy for the sub-envs waiting on it; the
@@ -505,6 +498,16 @@ def _private_copies(policies: list[Any]) -> list[Any]:
             policy = copies[id(policy)]
         table.append(policy)
     return table
+
+
+def _inline_seats(sub: _SubEnv) -> list[Any]:
+    """The seats `match.play` plays inline; an observation policy's seat is None, so play
+    stops there and its call is batched across sub-envs."""
+    return inline_seats(sub.opponents, sub, "rng", _batched)
+
+
+def _batched(policy: Any) -> bool:
+    return isinstance(policy, ObservationPolicy) or not is_engine_policy(policy)
 
 
 def _policy_name(policy: Any) -> str:

@@ -75,7 +75,45 @@ class _SubEnvView:
         return self._venv.games.masks[self._index].copy()
 
 
-class DuneVecEnv(VecEnv):
+class SubEnvMethods(VecEnv):
+    """The VecEnv methods both Dune VecEnvs answer alike: no settable attributes, nothing
+    wrapped, `env_method("action_masks")` from the learners' masks without a call per sub-env
+    (MaskablePPO's hot path), other methods by `_sub_env_method`."""
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        raise AttributeError(
+            f"cannot set {attr_name!r}: the sub-envs of {type(self).__name__} have no settable "
+            "attributes (configure them when constructing it)"
+        )
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        chosen = list(self._get_indices(indices))
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            masks = self.action_masks()  # a copy: the rows handed out are the caller's
+            return [masks[i] for i in chosen]
+        return self._sub_env_method(method_name, method_args, method_kwargs, chosen)
+
+    def _sub_env_method(
+        self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any], indices: Any
+    ) -> list[Any]:
+        raise NotImplementedError
+
+    def action_masks(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+
+class DuneVecEnv(SubEnvMethods):
     """N games of `dune_v1`, one learning seat each, as an SB3 VecEnv (see the module
     docstring).  Arguments as `BatchedGames`: `num_envs`, `learner`, `opponents`,
     `opponent_sampler`, `illegal_action`, `illegal_penalty` and the `dune_v1` configuration."""
@@ -136,28 +174,7 @@ class DuneVecEnv(VecEnv):
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         return [getattr(self._views[i], attr_name) for i in self._get_indices(indices)]
 
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        raise AttributeError(
-            f"cannot set {attr_name!r}: the sub-envs of DuneVecEnv have no settable attributes "
-            "(configure them when constructing it)"
-        )
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
+    def _sub_env_method(
+        self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any], indices: Any
     ) -> list[Any]:
-        if method_name == "action_masks" and not method_args and not method_kwargs:
-            masks = self.games.masks
-            return [masks[i].copy() for i in self._get_indices(indices)]
-        return [
-            getattr(self._views[i], method_name)(*method_args, **method_kwargs)
-            for i in self._get_indices(indices)
-        ]
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
+        return [getattr(self._views[i], method_name)(*args, **kwargs) for i in indices]

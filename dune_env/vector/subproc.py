@@ -16,18 +16,16 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import (
     CloudpickleWrapper,
-    VecEnv,
     VecEnvIndices,
     VecEnvObs,
     VecEnvStepReturn,
 )
 
 from .core import per_env_illegal_modes
-from .sb3 import DuneVecEnv
+from .sb3 import DuneVecEnv, SubEnvMethods
 
 
 def _worker(remote: Connection, parent: Connection, kwargs: CloudpickleWrapper) -> None:
@@ -71,7 +69,7 @@ def _worker(remote: Connection, parent: Connection, kwargs: CloudpickleWrapper) 
             remote.send(("error", exc))
 
 
-class SubprocDuneVecEnv(VecEnv):
+class SubprocDuneVecEnv(SubEnvMethods):
     """`num_processes` worker processes, each stepping `envs_per_process` sub-envs (see the
     module docstring).  Other keyword arguments configure every worker's `DuneVecEnv`."""
 
@@ -235,31 +233,14 @@ class SubprocDuneVecEnv(VecEnv):
             answers.append(bool(payload))
         return all(answers)
 
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        raise AttributeError(
-            f"cannot set {attr_name!r}: the sub-envs of SubprocDuneVecEnv have no settable "
-            "attributes (configure them when constructing it)"
-        )
-
-    def env_method(
-        self,
-        method_name: str,
-        *method_args: Any,
-        indices: VecEnvIndices = None,
-        **method_kwargs: Any,
+    def _sub_env_method(
+        self, method_name: str, args: tuple[Any, ...], kwargs: dict[str, Any], indices: Any
     ) -> list[Any]:
-        if method_name == "action_masks" and not method_args and not method_kwargs:
-            return [self._masks[i].copy() for i in self._get_indices(indices)]
         out: list[Any] = []
         for p, local in self._by_process(indices).items():
-            self.remotes[p].send(("env_method", (method_name, method_args, method_kwargs, local)))
+            self.remotes[p].send(("env_method", (method_name, args, kwargs, local)))
             status, payload = self.remotes[p].recv()
             if status == "error":
                 raise payload
             out += payload
         return out
-
-    def env_is_wrapped(
-        self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None
-    ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]

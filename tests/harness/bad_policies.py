@@ -92,3 +92,31 @@ class Raise(_Once):
 
     def misbehave(self, game: Game, seat: int) -> None:
         raise RuntimeError("deliberate failure")
+
+
+class SpoofedEditor(Editor):
+    """An `Editor` whose class claims to be one of the project's heuristics: the harness must
+    not trust a policy by its module name."""
+
+
+SpoofedEditor.__module__ = "dune_env.policies.heuristics"
+
+
+class ResultForger(RandomPolicy):
+    """Plays as RandomPolicy does, but at its first decision rewrites the harness's result
+    class in its (worker) process so that every row records a win with reward 1."""
+
+    def act(self, game: Game, seat: int) -> int:
+        from dune_env.harness.runner import SeatResult
+
+        original = SeatResult.__init__
+        if not getattr(original, "forged", False):
+
+            def forged(self: object, *args: object, **kwargs: object) -> None:
+                original(self, *args, **kwargs)  # type: ignore[arg-type]
+                self.won = 1  # type: ignore[attr-defined]
+                self.reward = 1.0  # type: ignore[attr-defined]
+
+            forged.forged = True  # type: ignore[attr-defined]
+            SeatResult.__init__ = forged  # type: ignore[method-assign]
+        return super().act(game, seat)

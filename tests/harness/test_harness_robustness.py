@@ -127,6 +127,42 @@ def test_policy_editing_its_game_changes_nothing() -> None:
     assert _outcomes(edited.rows) == _outcomes(clean.rows)
 
 
+def test_a_policy_claiming_a_project_module_name_still_decides_on_a_clone() -> None:
+    """Trust is by class identity: an Editor whose class says it lives in
+    dune_env.policies.heuristics is handed a clone, so its edits change nothing."""
+    spoofed = run_benchmark(
+        ["random", f"{BAD}:SpoofedEditor"], num_players=3, games=3, seed=2, plots=False
+    )
+    clean = run_benchmark(["random", "random"], num_players=3, games=3, seed=2, plots=False)
+    assert not spoofed.failures
+    assert _outcomes(spoofed.rows) == _outcomes(clean.rows)
+
+
+def test_a_policy_patching_the_result_class_in_its_worker_changes_no_result() -> None:
+    """The worker sends the engine's final outcome as plain data; the rows are built by the
+    benchmark's own process, so a patched SeatResult in the worker forges nothing."""
+    forged = run_benchmark(
+        ["random", f"{BAD}:ResultForger"], num_players=3, games=3, seed=2, plots=False
+    )
+    clean = run_benchmark(["random", "random"], num_players=3, games=3, seed=2, plots=False)
+    assert not forged.failures
+    assert _outcomes(forged.rows) == _outcomes(clean.rows)
+    assert sum(r.won for r in forged.rows) < len(forged.rows)
+
+
+def test_the_project_trusts_only_its_registered_classes() -> None:
+    from dune_env.match import is_builtin
+    from dune_env.policies.registry import load_policy
+    from tests.harness.bad_policies import SpoofedEditor
+
+    assert all(is_builtin(load_policy(name)) for name in ("random", "aggressive", "mcts"))
+    assert is_builtin(load_policy("aggressive-eps20"))
+    assert not is_builtin(SpoofedEditor())
+    patched = load_policy("aggressive")
+    patched.act = lambda game, seat: 0  # type: ignore[method-assign]
+    assert not is_builtin(patched)
+
+
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_ctrl_c_stops_promptly_and_writes_the_summary(tmp_path: Path, stop: str) -> None:
     out = tmp_path / "run"

@@ -1,0 +1,315 @@
+"""`run_benchmark`: schedule the games, play them in worker processes, write the run's files.
+
+The steps are separate functions: arguments checked (`check_options`, `_checked_policies`),
+results file opened or resumed (`_open_results`), games played and collected (`_collect`),
+summary and report written (`_finish_run`).  `run_games` plays scheduled games without
+writing anything.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
+from .outputs import CsvSink
+from .report import leaderboard, markdown_report, summarise, write_json, write_plots
+from .types import GameFailure, Item, SeatResult, as_rows
+
+HARNESS_KEYS = ("num_players", "faction_mode", "factions")  # set by the harness itself
+
+
+@dataclass
+class BenchmarkResult:
+    rows: list[SeatResult]
+    failures: list[GameFailure]
+    summary: dict[str, Any]
+    out_dir: Path | None
+
+    @property
+    def leaderboard(self) -> str:
+        return leaderboard(self.summary)
+
+
+def check_options(
+    num_players: int, games: int, seed: int, workers: int | None, config: dict[str, Any] | None
+) -> None:
+    """Refuse bad benchmark arguments with one clear message (ValueError or ConfigError)."""
+    from ..engine import ConfigError, GameConfig
+    from ..engine.config import check_seed
+
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games={games!r}: give a positive number of games")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise ValueError(f"workers={workers!r}: give at least 1")
+    check_seed(seed, "seed")
+    for key in sorted(config or {}):
+        if key in HARNESS_KEYS:
+            what = "--players" if key == "num_players" else "the harness's seat rotation"
+            raise ConfigError(f"game option {key!r} cannot be set: it is given by {what}")
+        if key not in GameConfig.known_keys():
+            raise ConfigError(
+                f"unknown game option {key!r}; known: "
+                f"{', '.join(k for k in GameConfig.known_keys() if k not in HARNESS_KEYS)}"
+            )
+    GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
+
+
+def _single_threaded_torch() -> None:
+    """One torch thread per process.  A model policy loaded above starts torch's thread pool,
+    and worker processes forked after that deadlock in it; one game's batch-of-one inference
+    is also faster on one thread, and the workers are the parallelism."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _checked_policies(
+    policies: list[str], num_players: int, backend: str, address: str | None, trust: bool
+) -> list[str]:
+    """The policy specs to schedule, each loaded once here to fail fast with the loader's
+    message; with `trust`, marked trusted so that the opt-in reaches the workers."""
+    from ..policies.registry import load_policy, trusted
+    from .backends import check_backend, check_ray_policies
+
+    check_backend(backend, address)
+    if backend == "ray":
+        from .backends import import_ray
+
+        import_ray()  # one clear message before anything is written when Ray is missing
+        check_ray_policies(policies)
+    if trust:
+        policies = [trusted(p) if isinstance(p, str) else p for p in policies]
+    lineup(policies, num_players)  # at most one policy per seat
+    for name in sorted(set(policies)):
+        load_policy(name, seed=0)
+    _single_threaded_torch()
+    return policies
+
+
+def _open_results(
+    directory: Path, run: dict[str, Any], specs: list[GameSpec], resume: bool, overwrite: bool
+) -> tuple[list[SeatResult], CsvSink, list[GameSpec]]:
+    """Prepare the output folder: (rows already played, the results sink, games to play)."""
+    from .outputs import RESULTS_FILE, prepare_out_dir, read_results
+
+    prepare_out_dir(directory, run, resume, overwrite)
+    results_path = directory / RESULTS_FILE
+    if not resume:
+        return [], CsvSink(results_path), specs
+    rows = read_results(results_path, run["num_players"])
+    done = {r.game for r in rows}
+    # Keep only complete games' rows (a crash may have cut the last one short): write them to a
+    # new file that replaces the old one whole, then append to it.
+    partial = directory / (RESULTS_FILE + ".partial")
+    rewrite = CsvSink(partial)
+    rewrite.write(rows)
+    rewrite.close()
+    os.replace(partial, results_path)
+    return rows, CsvSink(results_path, append=True), [s for s in specs if s.index not in done]
+
+
+def _collect(
+    games: Generator[Item, None, None], rows: list[SeatResult], sink: CsvSink | None, bar: Any
+) -> tuple[list[GameFailure], bool]:
+    """Gather the games as they finish (rows written at once) into `rows`, sorted at the end:
+    (failures, interrupted)."""
+    failures: list[GameFailure] = []
+    interrupted = False
+    try:
+        for _spec, result in games:
+            if isinstance(result, GameFailure):
+                failures.append(result)
+            else:
+                rows.extend(result)
+                if sink is not None:
+                    sink.write(result)
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        games.close()  # stops the games still running (Ctrl-C)
+        if sink is not None:
+            sink.close()
+        if bar is not None:
+            bar.close()
+    rows.sort(key=lambda r: (r.game, r.seat))
+    failures.sort(key=lambda f: f.game)
+    return failures, interrupted
+
+
+def _finish_run(
+    directory: Path | None, summary: dict[str, Any], failures: list[GameFailure], plots: bool
+) -> None:
+    """Write summary.json, report.md, failures.txt and the plots into the output folder."""
+    from .outputs import write_output
+
+    if directory is None:
+        return
+    write_json(directory / "summary.json", summary)
+    write_output(directory / "report.md", markdown_report(summary, summary["meta"]))
+    if failures:
+        write_output(
+            directory / "failures.txt",
+            "\n\n".join(
+                f"game {f.game} seed {f.seed} ({f.kind}): {f.error}\n{f.detail}" for f in failures
+            ),
+        )
+    if plots and not summary["incomplete"]:
+        write_plots(summary, directory)
+
+
+_META_KEYS = (
+    "policies",
+    "num_players",
+    "games_requested",
+    "seed",
+    "workers",
+    "backend",
+    "duplicate",
+    "bootstrap",
+    "config",
+    "move_timeout",
+    "max_decisions",
+    "resumed",
+)
+
+
+def _meta(run: dict[str, Any], extra: dict[str, Any], elapsed: float, games: int) -> dict[str, Any]:
+    """summary.json's "meta": the run's parameters, how it was played, how long it took."""
+    values = {**run, "games_requested": run["games"], **extra}
+    meta = {key: values[key] for key in _META_KEYS}
+    meta["seconds"] = elapsed
+    meta["games_per_second"] = games / elapsed if elapsed > 0 else 0.0
+    return meta
+
+
+def _checked_timeout(move_timeout: float | None) -> float:
+    from .workers import DEFAULT_MOVE_TIMEOUT
+
+    timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else float(move_timeout)
+    if not timeout > 0 or timeout == float("inf"):
+        raise ValueError(f"move_timeout={move_timeout!r}: give a positive number of seconds")
+    return timeout
+
+
+def play_items(pool: Any, specs: Sequence[GameSpec]) -> Generator[Item, None, None]:
+    """The pool's games as they finish, each outcome turned into rows here (see types.py)."""
+    played = pool.play(specs)
+    try:
+        for item in played:
+            yield as_rows(item)
+    finally:
+        played.close()
+
+
+def run_benchmark(
+    policies: list[str],
+    num_players: int = 4,
+    games: int = 100,
+    seed: int = 0,
+    workers: int | None = 1,
+    out_dir: str | Path | None = None,
+    progress: bool = False,
+    config: dict[str, Any] | None = None,
+    plots: bool = True,
+    move_timeout: float | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    resume: bool = False,
+    overwrite: bool = True,
+    trust_checkpoints: bool = False,
+    duplicate: bool = False,
+    bootstrap: int = 200,
+    backend: str = "local",
+    address: str | None = None,
+) -> BenchmarkResult:
+    """Run `games` balanced games and write results.csv, summary.json, report.md and plots
+    into `out_dir` (if given).  Rows are written as games finish.
+
+    `duplicate`: play each deal under every rotation of the line-up (`schedule`); the strength
+    intervals then resample deals, and the summary holds paired head-to-head differences.
+    `bootstrap`: resamples for the strength intervals (0: no intervals).
+
+    Every game runs in a worker process: a policy that thinks longer than `move_timeout`
+    seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits
+    or kills its process loses that game (listed in `failures` and summary.json) and the run
+    goes on.  `resume` continues the run in `out_dir`, playing only the games not yet in its
+    results.csv; otherwise an earlier run's files there are replaced, or, with
+    `overwrite=False` (what `dune-bench` does), a non-empty `out_dir` is refused.  On
+    KeyboardInterrupt the finished games' summary is written (marked incomplete) before the
+    interrupt is re-raised.  `trust_checkpoints` allows pickle-based model files (SB3 .zip,
+    RLlib checkpoints), which can run code: see SECURITY.md.
+
+    `backend="ray"` plays the games as tasks on a Ray cluster (`address`: "auto", "ray://...",
+    "local", or None for Ray's default), at most `workers` at once (None: all its CPUs; local
+    backend: all cores), with results identical to the local backend's: see harness/backends.py."""
+    from .backends import open_backend
+    from .outputs import progress_bar
+
+    check_options(num_players, games, seed, workers, config)
+    timeout = _checked_timeout(move_timeout)
+    policies = _checked_policies(policies, num_players, backend, address, trust_checkpoints)
+    specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
+    run = {
+        "policies": list(policies),
+        "num_players": num_players,
+        "games": games,
+        "seed": seed,
+        "config": config or {},
+        "duplicate": duplicate,
+        "max_decisions": max_decisions,
+    }
+    # Connect first (Ray: a bad address or cluster fails here, before anything is written).
+    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
+        directory = Path(out_dir) if out_dir is not None else None
+        rows: list[SeatResult] = []
+        sink = None
+        if directory is not None:
+            rows, sink, specs = _open_results(directory, run, specs, resume, overwrite)
+        bar = progress_bar(len(specs), f"{num_players}p benchmark") if progress else None
+        start = time.perf_counter()
+        failures, interrupted = _collect(play_items(pool, specs), rows, sink, bar)
+        elapsed = time.perf_counter() - start
+    summary = summarise(rows, failures, duplicate=duplicate, bootstrap=bootstrap, seed=seed)
+    summary["incomplete"] = interrupted
+    played = {"workers": pool.size, "backend": backend, "move_timeout": timeout}  # Ray: its CPUs
+    played |= {"bootstrap": bootstrap, "resumed": resume}
+    summary["meta"] = _meta(run, played, elapsed, summary["games"])
+    _finish_run(directory, summary, failures, plots and bool(rows))
+    if interrupted:
+        raise KeyboardInterrupt
+    return BenchmarkResult(rows, failures, summary, directory)
+
+
+def run_games(
+    specs: Sequence[GameSpec],
+    workers: int | None = 1,
+    on_result: Callable[[GameSpec, list[SeatResult] | GameFailure], None] | None = None,
+    move_timeout: float | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    backend: str = "local",
+    address: str | None = None,
+) -> Iterator[Item]:
+    """Play the games in `workers` worker processes (also for one worker), yielding each as
+    it finishes (in completion order).  A policy that takes longer than `move_timeout`
+    seconds over one decision, or whose process dies, loses that game (a GameFailure naming
+    it) and its worker is replaced.  See harness/workers.py.  `backend="ray"` plays them as
+    tasks on the Ray cluster at `address` (at most `workers` at once; None: all its CPUs),
+    with the same results and failures: see harness/backends.py."""
+    from .backends import open_backend
+    from .workers import DEFAULT_MOVE_TIMEOUT
+
+    timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else move_timeout
+    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
+        for item in play_items(pool, specs):
+            if on_result:
+                on_result(*item)
+            yield item

@@ -1,0 +1,124 @@
+"""The package's layers: engine < environment < policies < match < everything that plays games.
+
+Imports are read from the sources (function-level imports included, since a lazy import is
+still a dependency)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "dune_env"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    deps.add(target)
+        graph[name] = deps
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in graph[node]:
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+GRAPH = _imports(_modules())
+
+
+def _area(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_the_environment_does_not_import_the_policies() -> None:
+    """Seat policies reach the environment resolved, from dune_env.match."""
+    bad = sorted(
+        f"{m} -> {d}"
+        for m, deps in GRAPH.items()
+        if _area(m) == "dune_env.environment"
+        for d in deps
+        if _area(d) == "dune_env.policies"
+    )
+    assert bad == []
+
+
+def test_replays_do_not_import_the_harness() -> None:
+    bad = sorted(
+        f"{m} -> {d}"
+        for m, deps in GRAPH.items()
+        if _area(m) == "dune_env.replay"
+        for d in deps
+        if _area(d) == "dune_env.harness"
+    )
+    assert bad == []
+
+
+def test_no_import_cycle_across_areas_or_inside_the_harness() -> None:
+    """No cycle between environment, policies, match, harness, replay, vector, human; none
+    between the harness's modules."""
+    bad = [
+        sorted(c)
+        for c in _cycles(GRAPH)
+        if len({_area(m) for m in c}) > 1 or _area(next(iter(c))) == "dune_env.harness"
+    ]
+    assert bad == []
+
+
+def test_the_graph_sees_imports() -> None:
+    """The reader itself: it finds a lazy import and a relative one."""
+    assert "dune_env.match" in GRAPH["dune_env.environment.seating"]
+    assert "dune_env.harness.types" in GRAPH["dune_env.harness.runner"]
