@@ -148,6 +148,16 @@ def _workers(args: argparse.Namespace) -> int | None:
     return os.cpu_count() or 1
 
 
+def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> None:
+    """The plain-language verdicts, then the legend of the terms."""
+    from .verdict import legend, verdicts
+
+    lines = verdicts(summary, names)
+    if lines:
+        print("\n" + "\n".join(lines))
+    print("\n" + legend())
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -239,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(result.leaderboard)
+    print_verdicts(result.summary)
     meta = result.summary["meta"]
     if args.save_replays:
         from .replays import save_replays
