@@ -95,17 +95,20 @@ def summarise(
     duplicate: bool = False,
     bootstrap: int = 200,
     seed: int = 0,
+    reference: str | None = None,
 ) -> dict[str, Any]:
     """Per policy: win rate and control-win rate with Wilson 95% intervals, time-out wins by
     cause, mean reward, by faction, by seat, faction-adjusted strength with bootstrap 95%
-    intervals (over deals when `duplicate`, else over games); failures; head-to-head pairs."""
+    intervals (over deals when `duplicate`, else over games) against `reference` (default:
+    stats.choose_reference); failures; head-to-head pairs; whether the games can tell the
+    policies apart (verdict.cannot_tell_apart)."""
     by_policy: dict[str, list[SeatResult]] = defaultdict(list)
     for row in rows:
         by_policy[row.policy].append(row)
     games = _games(rows)
     fit = None
     if games:
-        fit = fit_strength(outcomes(rows), bootstrap=bootstrap, seed=seed)
+        fit = fit_strength(outcomes(rows), reference, bootstrap=bootstrap, seed=seed)
     policies: dict[str, Any] = {}
     for name, items in sorted(by_policy.items()):
         wins = sum(r.won for r in items)

@@ -83,39 +83,46 @@ def _rates(entry: dict[str, Any], summary: dict[str, Any]) -> str:
     return text + f", control wins {entry['control_win_rate']:.1%}"
 
 
+# judgement -> how the verdict line says it
+WORDS = {
+    "above": "above (stronger)",
+    "below": "below (weaker)",
+    "level": "level (no difference shown)",
+    "cannot tell apart": "cannot tell apart",
+    "zero-width": "cannot tell apart (zero-width interval)",
+    "no interval": "no interval (bootstrap 0), so not known to be above or below",
+}
+
+
+def judgement(name: str, summary: dict[str, Any]) -> str:
+    """`name` against the reference, one key of WORDS: `above`, `below` or `level` by its
+    95% strength interval; `cannot tell apart`, `zero-width` or `no interval` otherwise."""
+    entry = summary["policies"][name]
+    ci = entry.get("strength_ci95")
+    if summary.get("cannot_tell_apart") is not None or entry.get("strength") is None:
+        return "cannot tell apart"
+    if not ci:
+        return "no interval"
+    low, high = ci
+    if high - low < ZERO_WIDTH:
+        return "zero-width"
+    return "above" if low > 0 else "below" if high < 0 else "level"
+
+
 def verdict_line(name: str, summary: dict[str, Any]) -> str:
     """One policy against the reference, e.g. `mine vs random: level (no difference shown) —
     strength -0.10 [-0.69, +0.59] log-odds; win rate 24.0% (chance at 4 players is 25%),
     control wins 5.0%`."""
     entry = summary["policies"][name]
     reference = (summary.get("strength_fit") or {}).get("reference", "?")
-    head = f"{name} vs {reference}"
-    reason = summary.get("cannot_tell_apart")
+    head = f"{name} vs {reference}: {WORDS[judgement(name, summary)]}"
     strength = entry.get("strength")
+    if judgement(name, summary) == "cannot tell apart":
+        return f"{head}; {_rates(entry, summary)}"
     ci = entry.get("strength_ci95")
-    if reason is not None or strength is None:
-        return f"{head}: cannot tell apart; {_rates(entry, summary)}"
-    if not ci:
-        return (
-            f"{head}: strength {strength:+.2f} log-odds, no interval (bootstrap 0), so not "
-            f"known to be above or below; {_rates(entry, summary)}"
-        )
-    low, high = ci
-    if high - low < ZERO_WIDTH:
-        word = "cannot tell apart (zero-width interval)"
-    else:
-        word = (
-            "above (stronger)"
-            if low > 0
-            else "below (weaker)"
-            if high < 0
-            else "level (no difference shown)"
-        )
+    interval = f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""
     note = " (†)" if entry.get("strength_note") else ""
-    return (
-        f"{head}: {word} — strength {strength:+.2f} [{low:+.2f}, {high:+.2f}] log-odds{note}; "
-        f"{_rates(entry, summary)}"
-    )
+    return f"{head} — strength {strength:+.2f}{interval} log-odds{note}; {_rates(entry, summary)}"
 
 
 def verdicts(summary: dict[str, Any], names: Sequence[str] | None = None) -> list[str]:
