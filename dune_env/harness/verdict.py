@@ -12,7 +12,7 @@ from typing import Any
 ZERO_WIDTH = 0.01
 
 LEGEND = (
-    'How to read this (docs/baselines.md, "Metrics"):',
+    'How to read this (docs/baselines.md, "Reading the output"):',
     "- strength: how much more likely a policy is to win a seat than the reference policy "
     "(strength 0) playing the same faction, in log-odds: +0.69 doubles the odds, -0.69 halves "
     "them; [low, high] is the 95% interval.",
