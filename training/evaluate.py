@@ -138,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     except PolicyLoadError as exc:
         parser.exit(2, f"evaluate: {exc}\n")
     name = args.checkpoint
+    if name in args.opponents:
+        parser.exit(
+            2, f"evaluate: {name} cannot be measured against itself; drop it from --opponents\n"
+        )
     results = {}
     for opponent in args.opponents:
         try:

@@ -31,3 +31,15 @@ def test_evaluate_prints_a_verdict_per_opponent_on_duplicate_deals(
         assert record["judgement"] in ("above", "below", "level", "cannot tell apart")
     summary = json.loads((out / "vs_random" / "summary.json").read_text())
     assert summary["duplicate"] is True
+
+
+def test_evaluate_refuses_the_checkpoint_as_its_own_opponent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["random", "--opponents", "aggressive", "random", "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (
+        "evaluate: random cannot be measured against itself; drop it from --opponents\n"
+    )
+    assert not any(tmp_path.iterdir())
