@@ -4,6 +4,7 @@ is printed every `every` seconds (and at the start and end of each phase)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -72,7 +73,7 @@ class Progress:
         self._newline()
         print(self.latest, file=self.stream, flush=True)
 
-    def line(self) -> str:
+    def line(self, with_evaluation: bool = True) -> str:
         elapsed = self.clock() - self.started
         share = f" ({self.done / self.total:.0%})" if self.total else ""
         text = f"{self.phase}: {self.done:,}/{self.total:,} {self.unit}{share}"
@@ -81,7 +82,7 @@ class Progress:
             text += f", {rate:,.1f} {self.unit}/s, {duration(elapsed)} so far"
             if self.done < self.total:
                 text += f", {duration((self.total - self.done) / rate)} left"
-        if self.latest:
+        if self.latest and with_evaluation:
             text += f"; last {self.latest}"
         return text
 
@@ -89,6 +90,9 @@ class Progress:
         self.shown = self.clock()
         text = self.line()
         if self.tty:
+            # One row that \r can rewrite: the evaluation has its own line above.
+            columns = shutil.get_terminal_size().columns
+            text = self.line(with_evaluation=False)[: max(20, columns - 1)]
             self.stream.write("\r" + text.ljust(self._width))
             self._width = len(text)
             if final:
