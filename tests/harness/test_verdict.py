@@ -108,3 +108,35 @@ def test_decisive_games_are_judged() -> None:
     assert result.summary["cannot_tell_apart"] is None
     (line,) = verdicts(result.summary)
     assert line.startswith("aggressive vs random: ") and "log-odds" in line
+
+
+def test_wins_the_factions_explain_alone_cannot_tell_policies_apart() -> None:
+    """One control win (END-1), by the faction that also wins every time-out (END-5): the fit
+    gives it to the faction and every interval has zero width; flagged."""
+    rows = []
+    for g in range(30):
+        names = ["x", "y", "random"]
+        names = names[g % 3 :] + names[: g % 3]
+        kind = "solo" if g == 0 else "timeout"
+        for s, p in enumerate(names):
+            faction = "ABC"[(s + g // 3) % 3]
+            won = int(p == "x") if kind == "solo" else int(faction == "A")
+            rows.append(SeatResult(g, g // 3, 3, s, faction, p, won, 0.0, kind, 0, 6, 9))
+    summary = summarise(rows, duplicate=True, bootstrap=50)
+    assert summary["cannot_tell_apart"] == (
+        "every strength interval has zero width (the factions alone explain the wins)"
+    )
+
+
+def test_a_small_bootstrap_is_not_taken_for_a_failed_fit() -> None:
+    """Fewer than 20 resamples mark the fit unconverged (stats.fit_strength); the games can
+    still tell the policies apart."""
+    rows = []
+    for g in range(40):
+        names = ["x", "random", "random", "random"]
+        names = names[g % 4 :] + names[: g % 4]
+        winner = (names.index("x") + (g % 5 == 0)) % 4  # x wins 4 games in 5
+        rows += [_row(g, s, p, int(s == winner), "solo") for s, p in enumerate(names)]
+    summary = summarise(rows, bootstrap=5)
+    assert summary["strength_fit"]["converged"] is False
+    assert summary["cannot_tell_apart"] is None
