@@ -159,8 +159,13 @@ def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> N
     print("\n" + legend())
 
 
-def _policy_args(args: argparse.Namespace) -> list[str]:
-    return ["--policies", *args.policies] if args.policies else []
+def _suite_args(args: argparse.Namespace) -> list[str]:
+    """The arguments that name the suite run (to repeat with --resume)."""
+    named = ["--suite", args.suite]
+    named += ["--policies", *args.policies] if args.policies else []
+    named += ["--seed", str(args.seed)] if args.seed else []
+    named += ["--trust-checkpoints"] if args.trust_checkpoints else []
+    return named
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -319,7 +324,7 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
         print(f"dune-bench: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        again = " ".join(["--suite", args.suite, *_policy_args(args), "--resume", "--out", out])
+        again = " ".join([*_suite_args(args), "--resume", "--out", out])
         print(
             f"\ndune-bench: interrupted; the suite was not finished (continue with {again})",
             file=sys.stderr,
