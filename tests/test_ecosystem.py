@@ -193,7 +193,11 @@ def test_evaluate_help_shows_help_text_and_defaults() -> None:
     )
     assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())
-    assert "games per opponent (default: 200)" in text
+    assert "whole deals) (default: 200)" in text
+    # every pickle-based example (.zip, RLlib folder) carries the opt-in it needs
+    examples = [line for line in done.stdout.splitlines() if "python -m training.evaluate" in line]
+    pickled = [line for line in examples if ".zip" in line or "checkpoint " in line]
+    assert pickled and all("--trust-checkpoints" in line for line in pickled)
     assert "players per game (3 to 8) (default: 4)" in text
     assert "(default: runs/eval)" in text
 

@@ -1,33 +1,102 @@
 """Evaluate any checkpoint with the benchmark harness, in one command.
 
-    python -m training.evaluate runs/ppo/ppo_4p_seed0/final_model.zip --games 200
-    python -m training.evaluate runs/rllib/rllib_4p_seed0/checkpoint --opponents random
+    python -m training.evaluate runs/ppo/ppo_4p_seed0/final_model.safetensors --games 200
+    python -m training.evaluate runs/ppo/ppo_4p_seed0/final_model.zip --trust-checkpoints
+    python -m training.evaluate runs/rllib/rllib_4p_seed0/checkpoint --trust-checkpoints
     python -m training.evaluate ppo-4p
-    python -m training.evaluate my_model.safetensors
 
 A stable-baselines3 .zip or an RLlib folder is pickle-based (loading it can run code) and needs
 --trust-checkpoints; see SECURITY.md.
 
 The checkpoint (a safe-format .safetensors, a MaskablePPO .zip, an RLlib checkpoint folder, or a
-registered name) takes one
-seat against copies of each opponent, seats and factions rotated; prints its win rate with a 95%
-Wilson interval against each and writes the harness reports under --out.
+registered name) takes one seat against copies of each opponent, on duplicate deals (every deal
+played with the checkpoint in every seat). For each opponent it prints a verdict: the
+checkpoint's faction-adjusted strength against the opponent (log-odds, 95% bootstrap interval
+over deals: above, below or level), its win rate next to the chance level 1/players, its
+control-win rate, or that the games cannot tell the two apart; it writes the harness reports
+under --out (one folder per opponent) and evaluation.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from pathlib import Path
+from typing import Any
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """The module docstring as written, and every option's default after its help."""
 
 
-def main(argv: list[str] | None = None) -> int:
+def evaluate_against(
+    checkpoint: str,
+    opponent: str,
+    players: int,
+    games: int,
+    seed: int = 0,
+    workers: int | None = 1,
+    out_dir: str | Path | None = None,
+    trust_checkpoints: bool = False,
+    bootstrap: int = 200,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """`checkpoint` in one seat, `opponent` in the others, over `games` rounded up to whole
+    duplicate deals; the summary's strengths are measured against the opponent.  The
+    harness's reports are written into `out_dir` if given."""
     from dune_env.harness import run_benchmark
+    from dune_env.harness.report import summarise
+
+    games = players * math.ceil(games / players)
+    result = run_benchmark(
+        [checkpoint] + [opponent] * (players - 1),
+        num_players=players,
+        games=games,
+        seed=seed,
+        workers=workers,
+        out_dir=out_dir,
+        trust_checkpoints=trust_checkpoints,
+        duplicate=True,
+        bootstrap=bootstrap if out_dir is not None else 0,  # (its own fit is the one used)
+        plots=out_dir is not None,
+        progress=f"vs {opponent}" if progress else False,
+    )
+    return summarise(
+        result.rows,
+        result.failures,
+        duplicate=True,
+        bootstrap=bootstrap,
+        seed=seed,
+        reference=opponent,
+    )
+
+
+def evaluation_record(summary: dict[str, Any], name: str) -> dict[str, Any]:
+    """What evaluation.json keeps of one opponent's summary."""
+    from dune_env.harness.verdict import judgement, verdict_line
+
+    me = summary["policies"][name]
+    return {
+        "judgement": judgement(name, summary),
+        "games": summary["games"],
+        "failed_games": summary["failed_games"],
+        "chance_win_rate": summary["chance_win_rate"],
+        "win_rate": me["win_rate"],
+        "ci95": me["win_rate_ci95"],
+        "control_win_rate": me["control_win_rate"],
+        "control_win_rate_ci95": me["control_win_rate_ci95"],
+        "strength": me["strength"],
+        "strength_ci95": me["strength_ci95"],
+        "cannot_tell_apart": summary["cannot_tell_apart"],
+        "verdict": verdict_line(name, summary),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from dune_env.engine import ConfigError
+    from dune_env.harness.verdict import legend, verdicts
     from dune_env.policies.registry import PolicyLoadError, load_policy
 
     parser = argparse.ArgumentParser(
@@ -45,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         help="opponent policies; each is evaluated separately, filling every other seat",
     )
     parser.add_argument("--players", type=int, default=4, help="players per game (3 to 8)")
-    parser.add_argument("--games", type=int, default=200, help="games per opponent")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=200,
+        help="games per opponent (rounded up to a multiple of --players: whole deals)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed")
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="processes (this machine's cores)"
@@ -63,26 +137,34 @@ def main(argv: list[str] | None = None) -> int:
         load_policy(args.checkpoint, trust=args.trust_checkpoints)
     except PolicyLoadError as exc:
         parser.exit(2, f"evaluate: {exc}\n")
-    results = {}
-    print(f"{'opponent':<12} {'games':>6} {'win rate':>9}  95% CI")
-    for opponent in args.opponents:
-        lineup = [args.checkpoint] + [opponent] * (args.players - 1)
-        result = run_benchmark(
-            lineup,
-            num_players=args.players,
-            games=args.games,
-            seed=args.seed,
-            workers=args.workers,
-            out_dir=Path(args.out) / f"vs_{opponent}",
-            trust_checkpoints=args.trust_checkpoints,
+    name = args.checkpoint
+    if name in args.opponents:
+        parser.exit(
+            2, f"evaluate: {name} cannot be measured against itself; drop it from --opponents\n"
         )
-        me = result.summary["policies"][args.checkpoint]
-        low, high = me["win_rate_ci95"]
-        results[opponent] = {"win_rate": me["win_rate"], "ci95": [low, high], "games": args.games}
-        print(f"{opponent:<12} {args.games:>6} {me['win_rate']:>9.1%}  [{low:.1%}, {high:.1%}]")
+    results = {}
+    for opponent in args.opponents:
+        try:
+            summary = evaluate_against(
+                name,
+                opponent,
+                args.players,
+                args.games,
+                seed=args.seed,
+                workers=args.workers,
+                out_dir=Path(args.out) / f"vs_{opponent}",
+                trust_checkpoints=args.trust_checkpoints,
+                progress=True,
+            )
+        except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
+            parser.exit(2, f"evaluate: {exc}\n")
+        for line in verdicts(summary, [name]):
+            print(line)
+        results[opponent] = evaluation_record(summary, name)
+    print("\n" + legend())
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "evaluation.json").write_text(json.dumps(results, indent=2))
-    print(f"reports written under {args.out}/")
+    print(f"\nreports written under {args.out}/ (evaluation.json, vs_OPPONENT/report.md)")
     return 0
 
 

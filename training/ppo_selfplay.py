@@ -42,6 +42,7 @@ import gymnasium
 import numpy as np
 
 from training.config_utils import ConfigKeyError, RunConfig, config_from_cli
+from training.progress import Progress
 
 
 @dataclass
@@ -489,7 +490,7 @@ class StrategicShaping(gymnasium.Wrapper):
 
 
 def collect_demonstrations(
-    cfg: PPOSelfPlayConfig, learner: Any = None, first_game: int = 0
+    cfg: PPOSelfPlayConfig, learner: Any = None, first_game: int = 0, progress: Any = None
 ) -> tuple[np.ndarray, ...]:
     """(observations, masks, actions, returns) of every decision of `bc_games` games in which
     `bc_policy` plays every seat; the return is the deciding seat's final reward.  With a
@@ -507,6 +508,8 @@ def collect_demonstrations(
     actions: list[int] = []
     returns: list[float] = []
     for g in range(first_game, first_game + cfg.bc_games):
+        if progress is not None:
+            progress.update(g - first_game)
         env.reset(seed=cfg.seed * 1_000_003 + g)
         seats: list[int] = []
         final = [0.0] * cfg.num_players
@@ -530,6 +533,9 @@ def collect_demonstrations(
                 action = int(chosen)
             env.step(action)
         returns.extend(final[s] for s in seats)
+    if progress is not None:
+        progress.update(cfg.bc_games)
+        progress.finish()
     return (
         np.asarray(obs, np.float32),
         np.asarray(masks),
@@ -539,7 +545,7 @@ def collect_demonstrations(
 
 
 def behaviour_clone(
-    model: Any, cfg: PPOSelfPlayConfig, rounds_dir: Path | None = None
+    model: Any, cfg: PPOSelfPlayConfig, rounds_dir: Path | None = None, progress: Any = None
 ) -> dict[str, float]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value head to the
     demonstrators' final rewards, with the model's own optimiser: round 0 on the demonstrator's
@@ -549,7 +555,7 @@ def behaviour_clone(
     and a rerun resumes after the last saved round: the earlier rounds' games are played again
     (their data is a function of the seeds and of the saved models, cheaper to regenerate than
     to store) but not fitted again, so an interrupted run ends with the same weights as one that
-    was not interrupted."""
+    was not interrupted.  `progress` (a training.progress.Progress) shows the games played."""
     total = cfg.bc_dagger_rounds + 1
     if rounds_dir is not None:
         _check_bc_settings(cfg, rounds_dir)
@@ -563,7 +569,18 @@ def behaviour_clone(
     for round_ in range(total):
         # Round r's games are played by the model as round r - 1 left it (DAgger).
         learner = model if round_ else None
-        data.append(collect_demonstrations(cfg, learner, first_game=round_ * cfg.bc_games))
+        if progress is not None:
+            who = "the model, labelled by " if learner is not None else ""
+            progress.start(
+                f"behaviour cloning round {round_ + 1}/{total}: games of {who}{cfg.bc_policy}",
+                cfg.bc_games,
+                "games",
+            )
+        data.append(
+            collect_demonstrations(
+                cfg, learner, first_game=round_ * cfg.bc_games, progress=progress
+            )
+        )
         if round_ < fitted:
             assert rounds_dir is not None
             _load_bc_round(model, rounds_dir, round_, stats)
@@ -685,9 +702,10 @@ def _fit(
 # --- 4. Callbacks --------------------------------------------------------------------------------
 
 
-def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
+def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path, progress: Any = None) -> Any:
     """The run's callback: snapshots, checkpoints, evaluations, the pool's results and the
-    session's throughput (`callback.counts`)."""
+    session's throughput (`callback.counts`); console progress on `progress` (a
+    training.progress.Progress) if given."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     pool_dir = run_dir / "pool"
@@ -740,6 +758,8 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
         def _on_step(self) -> bool:
             self._record_games()
             t = self.num_timesteps
+            if progress is not None:
+                progress.update(t)
             if t >= self.next["snap"]:
                 save_snapshot(self.model, pool_dir, t, cfg.max_pool)
                 self.results.forget_missing(
@@ -751,8 +771,13 @@ def build_callbacks(cfg: PPOSelfPlayConfig, run_dir: Path) -> Any:
                 self.results.save()
                 self.next["ckpt"] += cfg.checkpoint_interval
             if self.next["eval"] >= 0 and t >= self.next["eval"]:
-                for name, rate in evaluate_model(self.model, cfg, run_dir).items():
-                    self.logger.record(f"eval/win_rate_vs_{name}", rate)
+                records = evaluate_model(self.model, cfg, run_dir)
+                for name, record in records.items():
+                    self.logger.record(f"eval/win_rate_vs_{name}", record["win_rate"])
+                    if record["judgement"] in ("above", "below", "level"):
+                        self.logger.record(f"eval/strength_vs_{name}", record["strength"])
+                if progress is not None:
+                    progress.evaluated(t, records)
                 self.next["eval"] += cfg.eval_interval
             elapsed = time.perf_counter() - self.started
             if elapsed > 0:
@@ -887,31 +912,26 @@ def session_seed_of(seed: int, start_steps: int) -> int:
     return int(np.random.SeedSequence([seed, start_steps]).generate_state(1)[0] % 1_000_000_000)
 
 
-def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, float]:
-    """Win rate of the current model with three copies of each baseline, via the harness."""
-    from dune_env.harness import run_benchmark
+def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, dict[str, Any]]:
+    """The current model in one seat against copies of each baseline, on duplicate deals via
+    the harness: per opponent, training.evaluate's record (win rate, chance level, strength
+    against the opponent with its interval, judgement), appended to evaluations.jsonl."""
     from dune_env.policies.weights import export_policy, weight_paths
+    from training.evaluate import evaluate_against, evaluation_record
 
     export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
     tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
-    path = tensors
-    rates = {}
+    records = {}
     for opponent in ("random", *cfg.heuristic_opponents):
-        result = run_benchmark(
-            [str(path), opponent, opponent, opponent][: cfg.num_players],
-            num_players=cfg.num_players,
-            games=cfg.eval_games,
-            seed=cfg.seed,
-            workers=1,
-            plots=False,
+        summary = evaluate_against(
+            str(tensors), opponent, cfg.num_players, cfg.eval_games, seed=cfg.seed
         )
-        rates[opponent] = result.summary["policies"][str(path)]["win_rate"]
-    (run_dir / "evaluations.jsonl").open("a").write(
-        json.dumps({"num_timesteps": model.num_timesteps, **rates}) + "\n"
-    )
+        records[opponent] = evaluation_record(summary, str(tensors))
+    with (run_dir / "evaluations.jsonl").open("a") as log:
+        log.write(json.dumps({"num_timesteps": model.num_timesteps, **records}) + "\n")
     description.unlink()
     tensors.unlink()
-    return rates
+    return records
 
 
 # --- 5. Training ---------------------------------------------------------------------------------
@@ -999,6 +1019,7 @@ def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)
+    progress = None if quiet else Progress()
 
     def build_venv(start_steps: int) -> Any:
         return build_envs(cfg, run_dir / "pool", start_steps)
@@ -1027,21 +1048,26 @@ def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
             rounds_dir = run_dir / "behaviour_cloning_rounds"
             if not cfg.resume:
                 shutil.rmtree(rounds_dir, ignore_errors=True)  # start the imitation afresh
-            stats = behaviour_clone(model, cfg, rounds_dir)
+            stats = behaviour_clone(model, cfg, rounds_dir, progress)
             (run_dir / "behaviour_cloning.json").write_text(json.dumps(stats, indent=2))
             save_snapshot(model, run_dir / "pool", 0, cfg.max_pool)  # the imitation, frozen
     start_steps = model.num_timesteps
     remaining = cfg.total_timesteps - start_steps
-    callback = build_callbacks(cfg, run_dir)
+    callback = build_callbacks(cfg, run_dir, progress)
     start = time.perf_counter()
     cpu_start = time.process_time()
     if remaining > 0:
+        if progress is not None:
+            progress.start("PPO", cfg.total_timesteps, "steps", done=start_steps)
         model.learn(
             total_timesteps=remaining,
             callback=callback,
             reset_num_timesteps=False,
             tb_log_name=run_name,
         )
+        if progress is not None:
+            progress.update(model.num_timesteps)
+            progress.finish()
     elapsed = time.perf_counter() - start
     cpu_main = time.process_time() - cpu_start
     cpu_envs = env_process_cpu_seconds(venv)

@@ -177,20 +177,41 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
     return config.build_algo()
 
 
+def connect(ray: Any, cfg: RLlibConfig) -> str | None:
+    """Start a local Ray instance (address None) or join the cluster at `cfg.address`; on
+    failure the reason in one line (no traceback), else None."""
+    try:
+        if cfg.address is None:
+            ray.init(num_cpus=cfg.num_cpus, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=cfg.address, log_to_driver=False)
+    except Exception as exc:  # ConnectionError, RuntimeError, ValueError, ...
+        text = str(exc).strip()
+        first = text.splitlines()[0] if text else type(exc).__name__
+        where = cfg.address or "a new local instance"
+        hint = (
+            " (start one with `ray start --head`, or leave --address out to train on a new "
+            "local instance)"
+            if cfg.address == "auto"
+            else ""
+        )
+        return f"cannot connect to the Ray cluster at {where}: {first.rstrip('.')}{hint}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_cli(
         RLlibConfig, sys.argv[1:] if argv is None else argv, "python -m training.rllib_ppo"
     )
+    import ray
+
+    problem = connect(ray, cfg)
+    if problem is not None:
+        print(f"rllib_ppo: {problem}", file=sys.stderr)
+        return 2
     out = cfg.run_dir
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
-
-    import ray
-
-    if cfg.address is None:
-        ray.init(num_cpus=cfg.num_cpus, include_dashboard=False, log_to_driver=False)
-    else:
-        ray.init(address=cfg.address, log_to_driver=False)
     algo = build_algorithm(cfg)
     checkpoint_dir = (out / "checkpoint").resolve()
     if cfg.resume and (checkpoint_dir / "rllib_checkpoint.json").is_file():

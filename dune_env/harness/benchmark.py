@@ -218,7 +218,7 @@ def run_benchmark(
     seed: int = 0,
     workers: int | None = 1,
     out_dir: str | Path | None = None,
-    progress: bool = False,
+    progress: bool | str = False,
     config: dict[str, Any] | None = None,
     plots: bool = True,
     move_timeout: float | None = None,
@@ -236,7 +236,8 @@ def run_benchmark(
 
     `duplicate`: play each deal under every rotation of the line-up (`schedule`); the strength
     intervals then resample deals, and the summary holds paired head-to-head differences.
-    `bootstrap`: resamples for the strength intervals (0: no intervals).
+    `bootstrap`: resamples for the strength intervals (0: no intervals).  `progress`: show a
+    progress bar (a string: the bar's label).
 
     Every game runs in a worker process: a policy that thinks longer than `move_timeout`
     seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits
@@ -274,7 +275,8 @@ def run_benchmark(
         sink = None
         if directory is not None:
             rows, sink, specs = _open_results(directory, run, specs, resume, overwrite)
-        bar = progress_bar(len(specs), f"{num_players}p benchmark") if progress else None
+        label = progress if isinstance(progress, str) else f"{num_players}p benchmark"
+        bar = progress_bar(len(specs), label) if progress else None
         start = time.perf_counter()
         failures, interrupted = _collect(play_items(pool, specs), rows, sink, bar)
         elapsed = time.perf_counter() - start

@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --out: play only the games not yet in its results.csv",
+        help="continue the run (or --suite) in --out: play only the games not yet in its\n"
+        "results.csv",
     )
     parser.add_argument(
         "--move-timeout",
@@ -148,6 +149,25 @@ def _workers(args: argparse.Namespace) -> int | None:
     return os.cpu_count() or 1
 
 
+def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> None:
+    """The plain-language verdicts, then the legend of the terms."""
+    from .verdict import legend, verdicts
+
+    lines = verdicts(summary, names)
+    if lines:
+        print("\n" + "\n".join(lines))
+    print("\n" + legend())
+
+
+def _suite_args(args: argparse.Namespace) -> list[str]:
+    """The arguments that name the suite run (to repeat with --resume)."""
+    named = ["--suite", args.suite]
+    named += ["--policies", *args.policies] if args.policies else []
+    named += ["--seed", str(args.seed)] if args.seed else []
+    named += ["--trust-checkpoints"] if args.trust_checkpoints else []
+    return named
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -189,14 +209,12 @@ def main(argv: list[str] | None = None) -> int:
             )
             if given
         ]
-        if args.resume:
-            fixed.append("--resume")
         if args.save_replays:
             fixed.append("--save-replays")
         if fixed:
             print(
                 f"dune-bench: --suite fixes the player counts, games, schedule and game options "
-                f"(no --resume or --save-replays); "
+                f"(no --save-replays); "
                 f"drop {' '.join(fixed)}",
                 file=sys.stderr,
             )
@@ -239,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(result.leaderboard)
+    print_verdicts(result.summary)
     meta = result.summary["meta"]
     if args.save_replays:
         from .replays import save_replays
@@ -267,9 +286,14 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
     from .suite import run_suite
 
     folder = Path(out)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+    if folder.exists() and not folder.is_dir():
+        print(f"dune-bench: --out {out} is an existing file, not a folder", file=sys.stderr)
+        return 2
+    if not args.resume and folder.is_dir() and any(folder.iterdir()):
         print(
-            f"dune-bench: output folder {out} is not empty; choose another --out", file=sys.stderr
+            f"dune-bench: output folder {out} is not empty; pass --resume to continue that "
+            "suite, or choose another --out",
+            file=sys.stderr,
         )
         return 2
     try:
@@ -294,12 +318,17 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
                 trust_checkpoints=args.trust_checkpoints,
                 backend=args.backend,
                 address=args.address,
+                resume=args.resume,
             )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\ndune-bench: interrupted; the suite was not finished", file=sys.stderr)
+        again = " ".join([*_suite_args(args), "--resume", "--out", out])
+        print(
+            f"\ndune-bench: interrupted; the suite was not finished (continue with {again})",
+            file=sys.stderr,
+        )
         return 130
     print(result.text)
     print(

@@ -16,6 +16,7 @@ from typing import Any
 from .outputs import open_output, write_output
 from .stats import Z95, GameOutcome, fit_strength, wilson_interval
 from .types import GameFailure, SeatResult
+from .verdict import cannot_tell_apart, legend, verdicts
 
 
 def is_control_win(row: SeatResult) -> bool:
@@ -94,17 +95,20 @@ def summarise(
     duplicate: bool = False,
     bootstrap: int = 200,
     seed: int = 0,
+    reference: str | None = None,
 ) -> dict[str, Any]:
     """Per policy: win rate and control-win rate with Wilson 95% intervals, time-out wins by
     cause, mean reward, by faction, by seat, faction-adjusted strength with bootstrap 95%
-    intervals (over deals when `duplicate`, else over games); failures; head-to-head pairs."""
+    intervals (over deals when `duplicate`, else over games) against `reference` (default:
+    stats.choose_reference); failures; head-to-head pairs; whether the games can tell the
+    policies apart (verdict.cannot_tell_apart)."""
     by_policy: dict[str, list[SeatResult]] = defaultdict(list)
     for row in rows:
         by_policy[row.policy].append(row)
     games = _games(rows)
     fit = None
     if games:
-        fit = fit_strength(outcomes(rows), bootstrap=bootstrap, seed=seed)
+        fit = fit_strength(outcomes(rows), reference, bootstrap=bootstrap, seed=seed)
     policies: dict[str, Any] = {}
     for name, items in sorted(by_policy.items()):
         wins = sum(r.won for r in items)
@@ -167,6 +171,7 @@ def summarise(
         "mean_rounds": sum(g[0].rounds for g in games) / max(1, len(games)),
         "mean_decisions": sum(g[0].decisions for g in games) / max(1, len(games)),
         "win_kinds": dict(sorted(kinds.items())),
+        "num_players": games[0][0].num_players if games else None,
         "chance_win_rate": 1.0 / games[0][0].num_players if games else None,
         "policies": policies,
         "strength_fit": fit.to_dict() if fit is not None else None,
@@ -174,6 +179,7 @@ def summarise(
     }
     if duplicate and fit is not None:
         summary["head_to_head"] = head_to_head(rows, fit.pair_ci95)
+    summary["cannot_tell_apart"] = cannot_tell_apart(summary)
     return summary
 
 
@@ -194,6 +200,20 @@ def _interval(ci: Sequence[float] | None, fmt: str) -> str:
     return f"[{format(ci[0], fmt)}, {format(ci[1], fmt)}]"
 
 
+def strength_cells(name: str, summary: dict[str, Any]) -> tuple[str, str]:
+    """The strength and its interval as printed: `0 (reference)` for the reference, `n/a ‡`
+    when the games cannot tell the policies apart (summary["cannot_tell_apart"])."""
+    p = summary["policies"][name]
+    strength = p.get("strength")
+    mark = " †" if p.get("strength_note") else ""
+    if name == (summary.get("strength_fit") or {}).get("reference"):
+        return "0 (reference)" + mark, "–"
+    if summary.get("cannot_tell_apart") is not None:
+        return "n/a ‡", "–"
+    value = "–" if strength is None else f"{strength:+.2f}"
+    return value + mark, _interval(p.get("strength_ci95"), "+.2f")
+
+
 def leaderboard(summary: dict[str, Any]) -> str:
     """The leaderboard as a Markdown table, strongest first."""
     fit = summary.get("strength_fit") or {}
@@ -204,20 +224,21 @@ def leaderboard(summary: dict[str, Any]) -> str:
         "|---|---:|---:|---|---:|---|---:|---|---:|---:|",
     ]
     for name, p in ranked(summary):
-        strength = p.get("strength")
-        mark = " †" if p.get("strength_note") else ""
+        value, interval = strength_cells(name, summary)
         causes = p["timeout_wins_by_cause"]
         lines.append(
-            f"| {name} | {p['seats_played']} "
-            f"| {'–' if strength is None else f'{strength:+.2f}'}{mark} "
-            f"| {_interval(p.get('strength_ci95'), '+.2f')} "
+            f"| {name} | {p['seats_played']} | {value} | {interval} "
             f"| {p['win_rate']:.1%} | {_interval(p['win_rate_ci95'], '.1%')} "
             f"| {p['control_win_rate']:.1%} | {_interval(p['control_win_rate_ci95'], '.1%')} "
             f"| {causes['guild']} / {causes['bg_prediction']} | {p['mean_reward']:+.3f} |"
         )
-    notes = [
-        f"† {name}: {p['strength_note']}" for name, p in ranked(summary) if "strength_note" in p
-    ]
+    reason = summary.get("cannot_tell_apart")
+    if reason is not None:
+        notes = [f"‡ the games cannot tell the policies apart: {reason}"]
+    else:
+        notes = [
+            f"† {name}: {p['strength_note']}" for name, p in ranked(summary) if "strength_note" in p
+        ]
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
@@ -268,7 +289,9 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         f"{meta.get('games_per_second', 0):.1f} games/s on {meta['workers']} worker(s)"
         f"{' (Ray tasks)' if meta.get('backend') == 'ray' else ''}."
     )
-    out += ["", "## Leaderboard", "", leaderboard(summary), ""]
+    out += ["", "## Verdict", "", *(f"- {line}" for line in verdicts(summary)), ""]
+    out += [legend(), ""]
+    out += ["## Leaderboard", "", leaderboard(summary), ""]
     unit = "deals" if summary.get("duplicate") else "games"
     out += [METHOD_NOTE.format(unit=unit), ""]
     out += ["Win kinds: " + ", ".join(f"{k} {v}" for k, v in summary["win_kinds"].items()), ""]
@@ -319,6 +342,23 @@ def _errors(values: list[float], intervals: list[Any]) -> list[list[float]]:
     return [lows, highs]
 
 
+def _scope(summary: dict[str, Any]) -> str:
+    """`: 4 players, 200 games` for a plot's title."""
+    players = summary.get("num_players")
+    return f": {players} players, {summary['games']} games" if players else ""
+
+
+def save_figure(fig: Any, path: Path) -> Path:
+    """Write `fig` as a PNG (never through a planted link) and close it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    with open_output(path, binary=True) as handle:
+        fig.savefig(handle, dpi=100, format="png")
+    plt.close(fig)
+    return path
+
+
 def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     """Win and control-win rates, win rate by faction (95% Wilson intervals, chance line), and
     strength with its bootstrap interval; policies sorted as in the leaderboard."""
@@ -366,13 +406,9 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_xticklabels(names)
     ax.set_ylim(0, min(1.0, max(tops + [chance or 0.0], default=1.0) * 1.15) or 1.0)
     ax.set_ylabel("rate per seat (95% Wilson CI)")
-    ax.set_title("Win and control-win rate per policy (strongest first)")
+    ax.set_title(f"Win and control-win rate per policy, strongest first{_scope(summary)}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    paths.append(out_dir / "win_rate.png")
-    with open_output(paths[-1], binary=True) as handle:
-        fig.savefig(handle, dpi=100, format="png")
-    plt.close(fig)
+    paths.append(save_figure(fig, out_dir / "win_rate.png"))
 
     factions = sorted({f for n in names for f in policies[n]["by_faction"]})
     fig, ax = plt.subplots(figsize=(8, 3.8))
@@ -391,13 +427,9 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_xticklabels(factions, rotation=20, fontsize=8)
     ax.set_ylim(0, min(1.0, top * 1.1) or 1.0)
     ax.set_ylabel("win rate (95% Wilson CI)")
-    ax.set_title("Win rate by faction")
+    ax.set_title(f"Win rate by faction{_scope(summary)}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    paths.append(out_dir / "win_rate_by_faction.png")
-    with open_output(paths[-1], binary=True) as handle:
-        fig.savefig(handle, dpi=100, format="png")
-    plt.close(fig)
+    paths.append(save_figure(fig, out_dir / "win_rate_by_faction.png"))
 
     with_strength = [n for n in names if policies[n].get("strength") is not None]
     if with_strength:
@@ -418,12 +450,11 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         ax.invert_yaxis()
         reference = (summary.get("strength_fit") or {}).get("reference", "reference")
         ax.set_xlabel(f"strength, log-odds vs {reference} (95% bootstrap CI)")
-        ax.set_title("Faction-adjusted strength (strongest first)")
-        fig.tight_layout()
-        paths.append(out_dir / "strength.png")
-        with open_output(paths[-1], binary=True) as handle:
-            fig.savefig(handle, dpi=100, format="png")
-        plt.close(fig)
+        title = f"Faction-adjusted strength, strongest first{_scope(summary)}"
+        if summary.get("cannot_tell_apart") is not None:
+            title += "\nthe games cannot tell the policies apart"
+        ax.set_title(title, fontsize=10)
+        paths.append(save_figure(fig, out_dir / "strength.png"))
     return paths
 
 

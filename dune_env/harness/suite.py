@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .types import GameFailure, SeatResult
+from .verdict import legend, verdicts
 
 SUITE_NAME = "dune_v1 standard suite"
 SUITE_VERSION = 1
@@ -76,10 +77,13 @@ def run_suite(
     trust_checkpoints: bool = False,
     backend: str = "local",
     address: str | None = None,
+    resume: bool = False,
 ) -> SuiteResult:
     """Run the standard suite (see the module docstring); write per-player-count reports and
     suite_summary.json / suite_report.md into `out_dir`.  `move_timeout`, `max_decisions` and
-    `trust_checkpoints`, `backend` and `address` are passed to every `run_benchmark`."""
+    `trust_checkpoints`, `backend` and `address` are passed to every `run_benchmark`.
+    `resume` continues an interrupted suite in `out_dir` (the same candidates, version and
+    seed): every line-up plays only the games not yet in its results.csv."""
     from ..match import DEFAULT_MAX_DECISIONS
     from .benchmark import run_benchmark
     from .outputs import write_output
@@ -88,6 +92,8 @@ def run_suite(
     policies = suite_policies(candidates)
     deals = DEALS["standard-short" if short else "standard"]
     directory = Path(out_dir) if out_dir is not None else None
+    if directory is not None:
+        prepare_suite_dir(directory, policies, short, seed, resume)
     start = time.perf_counter()
     summaries: dict[int, dict[str, Any]] = {}
     sections: list[str] = []
@@ -98,8 +104,11 @@ def run_suite(
         per_lineup = max(1, math.ceil(deals / len(groups)))
         rows: list[SeatResult] = []
         failures: list[GameFailure] = []
+        seconds = 0.0
+        workers_used = workers
         for j, group in enumerate(groups):
             sub = directory / f"{n}p" / f"lineup{j}" if directory is not None else None
+            label = f"{n}p line-up {j + 1}/{len(groups)}"
             result = run_benchmark(
                 group,
                 num_players=n,
@@ -107,7 +116,8 @@ def run_suite(
                 seed=seed + 1000 * n + j,
                 workers=workers,
                 out_dir=sub,
-                progress=progress,
+                progress=label if progress else False,
+                resume=resume,
                 plots=False,
                 duplicate=True,
                 bootstrap=0,
@@ -124,22 +134,30 @@ def run_suite(
                 failure.game += offset
             rows.extend(result.rows)
             failures.extend(result.failures)
+            seconds += result.summary["meta"]["seconds"]
+            workers_used = result.summary["meta"]["workers"]
         summary = summarise(rows, failures, duplicate=True, bootstrap=bootstrap, seed=seed + n)
+        played = summary["games"] + summary["failed_games"]
         meta = {
             "suite": f"{SUITE_NAME} v{SUITE_VERSION}",
             "policies": policies,
             "lineups": groups,
             "num_players": n,
             "seed": seed,
-            "workers": workers,
+            "workers": workers_used,
             "deals": per_lineup * len(groups),
+            "resumed": resume,
+            "seconds": seconds,  # playing time of this session, summed over the line-ups
+            "games_per_second": played / seconds if seconds > 0 else 0.0,
         }
         summary["meta"] = meta
         summaries[n] = summary
         total_games += summary["games"]
         total_failures += len(failures)
         title = f"## {n} players ({summary['games']} games, {meta['deals']} duplicate deals)"
+        judged = [p for p in policies if p not in BASELINES]
         sections += [title, "", leaderboard(summary), ""]
+        sections += [*(f"- {line}" for line in verdicts(summary, judged)), ""]
         if directory is not None:
             pdir = directory / f"{n}p"
             pdir.mkdir(parents=True, exist_ok=True)
@@ -150,7 +168,9 @@ def run_suite(
     seconds = time.perf_counter() - start
     table = strength_table(summaries, policies)
     head = f"# {SUITE_NAME} v{SUITE_VERSION}{' (short)' if short else ''}"
-    text = "\n".join([head, "", "Strength per player count (95% CI):", "", table, "", *sections])
+    text = "\n".join(
+        [head, "", "Strength per player count (95% CI):", "", table, "", *sections, legend()]
+    )
     if directory is not None:
         suite = {
             "suite": SUITE_NAME,
@@ -173,10 +193,14 @@ def run_suite(
         }
         write_output(directory / "suite_summary.json", json.dumps(suite, indent=2, sort_keys=True))
         write_output(directory / "suite_report.md", text + "\n")
+        if plots and summaries:
+            write_suite_plot(summaries, policies, directory / "suite_strength.png")
     return SuiteResult(summaries, total_games, total_failures, seconds, text)
 
 
 def strength_table(summaries: dict[int, dict[str, Any]], policies: list[str]) -> str:
+    from .report import strength_cells
+
     counts = sorted(summaries)
     lines = [
         "| policy | " + " | ".join(f"{n} players" for n in counts) + " |",
@@ -185,13 +209,95 @@ def strength_table(summaries: dict[int, dict[str, Any]], policies: list[str]) ->
     for p in policies:
         cells = []
         for n in counts:
-            entry = summaries[n]["policies"].get(p)
-            if entry is None or entry["strength"] is None:
+            if p not in summaries[n]["policies"]:
                 cells.append("–")
                 continue
-            ci = entry["strength_ci95"]
-            interval = f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""
-            mark = " †" if entry.get("strength_note") else ""
-            cells.append(f"{entry['strength']:+.2f}{interval}{mark}")
+            value, interval = strength_cells(p, summaries[n])
+            cells.append(value if interval == "–" else f"{value} {interval}")
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    notes = [
+        f"‡ {n} players: the games cannot tell the policies apart: {s['cannot_tell_apart']}"
+        for n, s in sorted(summaries.items())
+        if s.get("cannot_tell_apart") is not None
+    ]
+    return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], path: Path) -> Path:
+    """Strength against the player count, one line per policy, with 95% intervals (a count
+    whose games cannot tell the policies apart is left out)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .report import save_figure
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    counts = sorted(summaries)
+    drawn = 0
+    for k, p in enumerate(policies):
+        xs, ys, lows, highs = [], [], [], []
+        for n in counts:
+            s = summaries[n]
+            entry = s["policies"].get(p)
+            if entry is None or entry["strength"] is None or s.get("cannot_tell_apart"):
+                continue
+            ci = entry["strength_ci95"] or [entry["strength"]] * 2
+            xs.append(n + (k - (len(policies) - 1) / 2) * 0.06)  # side by side, not hidden
+            ys.append(entry["strength"])
+            lows.append(max(0.0, entry["strength"] - ci[0]))
+            highs.append(max(0.0, ci[1] - entry["strength"]))
+        if xs:
+            ax.errorbar(xs, ys, yerr=[lows, highs], fmt="o-", capsize=4, label=p)
+            drawn += 1
+    ax.axhline(0.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks(counts)
+    ax.set_xlabel("players")
+    reference = next(
+        ((s.get("strength_fit") or {}).get("reference") for s in summaries.values()), None
+    )
+    ax.set_ylabel(f"strength, log-odds vs {reference} (95% CI)")
+    deals = ", ".join(f"{s['meta']['deals']}" for _, s in sorted(summaries.items()))
+    ax.set_title(f"{SUITE_NAME} v{SUITE_VERSION}: strength by player count (deals: {deals})")
+    if drawn:
+        ax.legend(fontsize=8)
+    else:
+        ax.text(
+            0.5,
+            0.5,
+            "the games cannot tell the policies apart",
+            ha="center",
+            transform=ax.transAxes,
+        )
+    return save_figure(fig, path)
+
+
+SUITE_RUN_FILE = "suite_run.json"
+
+
+def prepare_suite_dir(
+    directory: Path, policies: list[str], short: bool, seed: int, resume: bool
+) -> None:
+    """Record the suite's parameters in `directory`, or (`resume`) check that it holds the
+    same suite."""
+    from .outputs import OutputError, write_output
+
+    run = {"suite": SUITE_NAME, "version": SUITE_VERSION, "short": short}
+    run.update({"policies": policies, "seed": seed})
+    path = directory / SUITE_RUN_FILE
+    if resume and directory.is_dir() and any(directory.iterdir()):
+        if path.is_symlink() or not path.is_file():
+            raise OutputError(f"cannot resume {directory}: it has no {SUITE_RUN_FILE} of a suite")
+        try:
+            before = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise OutputError(f"cannot resume {directory}: {SUITE_RUN_FILE} is unreadable") from exc
+        if before != run:
+            changed = sorted(k for k in run if before.get(k) != run[k]) or ["parameters"]
+            raise OutputError(
+                f"cannot resume {directory}: it is a suite with different {', '.join(changed)}"
+            )
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    write_output(path, json.dumps(run, indent=2, sort_keys=True))
