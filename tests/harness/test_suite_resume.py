@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import dune_env.harness as harness
+import dune_env.harness.benchmark as harness
 from dune_env.harness import suite
 from dune_env.harness.cli import main as bench_main
 
