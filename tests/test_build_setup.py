@@ -111,3 +111,20 @@ def test_the_build_line_says_which_build_runs() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert compiled_build.main(["--bogus"]) == 2
+
+
+def test_a_benchmark_records_the_build_and_versions_behind_its_figures(tmp_path: Path) -> None:
+    from dune_env.harness import run_benchmark
+
+    result = run_benchmark(
+        ["random", "aggressive", "random"], num_players=3, games=3, out_dir=tmp_path, plots=False
+    )
+    software = result.summary["meta"]["software"]
+    assert software["build"] == ("compiled" if dune_env.build_info()["compiled"] else "pure")
+    assert software["dune_env"] == dune_env.__version__
+    assert software["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert software["packages"]["numpy"] == __import__("numpy").__version__
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        assert len(software["git"]["commit"]) == 40
+    report = (tmp_path / "report.md").read_text()
+    assert f"Software: dune-env {dune_env.__version__}, {software['build']} build" in report

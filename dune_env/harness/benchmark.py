@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
+from ..provenance import software_record
 from .outputs import CsvSink
 from .report import leaderboard, markdown_report, summarise, write_json, write_plots
 from .types import GameFailure, Item, SeatResult, as_rows
@@ -189,6 +190,7 @@ def _meta(run: dict[str, Any], extra: dict[str, Any], elapsed: float, games: int
     meta = {key: values[key] for key in _META_KEYS}
     meta["seconds"] = elapsed
     meta["games_per_second"] = games / elapsed if elapsed > 0 else 0.0
+    meta["software"] = software_record()  # the build, versions and commit behind the figures
     return meta
 
 

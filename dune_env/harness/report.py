@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..provenance import build_sentence
 from .outputs import open_output, write_output
 from .stats import Z95, GameOutcome, fit_strength, wilson_interval
 from .types import GameFailure, SeatResult
@@ -289,6 +290,8 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         f"{meta.get('games_per_second', 0):.1f} games/s on {meta['workers']} worker(s)"
         f"{' (Ray tasks)' if meta.get('backend') == 'ray' else ''}."
     )
+    if meta.get("software"):
+        out += ["", f"Software: {build_sentence(meta['software'])} (summary.json: meta.software)."]
     out += ["", "## Verdict", "", *(f"- {line}" for line in verdicts(summary)), ""]
     out += [legend(), ""]
     out += ["## Leaderboard", "", leaderboard(summary), ""]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..provenance import software_record
 from .types import GameFailure, SeatResult
 from .verdict import legend, verdicts
 
@@ -149,6 +150,7 @@ def run_suite(
             "resumed": resume,
             "seconds": seconds,  # playing time of this session, summed over the line-ups
             "games_per_second": played / seconds if seconds > 0 else 0.0,
+            "software": software_record(),
         }
         summary["meta"] = meta
         summaries[n] = summary
