@@ -45,6 +45,37 @@ def test_a_whole_game_through_stdin() -> None:
     assert "  | " in out  # the bots' moves narrated
     assert "Game over." in out and "(you)" in out
     assert "Region" in out and "Pending: seat 1" in out  # the board as text
+    assert "How to play" in out and "docs/rules.md" in out  # the help explains the game
+    assert "pick the faction die 1: " in out and "    1. done: fix " in out  # dice one by one
+    assert "(rules ROLL-2..4 in docs/rules.md)" in out  # each decision explained
+    assert "Note: The engine played for you - fixed your " in out
+
+
+def _fix_dice_session() -> PlaySession:
+    """Seat 0's first roll, seven dice just rolled and no Shai-Hulud among them."""
+    for seed in range(100):
+        session = PlaySession(4, 0, ["random"], seed=seed)
+        session.play_bots()
+        state = session.game.state
+        if session.decision_name() == "FIX_DICE" and not any(state.dice_fixed):
+            if state.dice_faces[5] != 5:
+                return session
+    raise AssertionError("no seed gives a plain first roll")
+
+
+def test_dice_are_fixed_one_at_a_time_in_the_terminal() -> None:
+    """ROLL-2: the player picks dice one by one (never a list of 127 subsets), may put the last
+    one back, and "done" plays the composed subset as one FIX_DICE action."""
+    session = _fix_dice_session()
+    history = len(session.game.state.history)
+    out, read = _script(["3", "2", "u", "5", "1", "q"])
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    text = out.getvalue()
+    menus = [block for block in text.split("Your decision") if "Fix dice" in block[:40]]
+    assert all(block.count("\n    ") <= 8 for block in menus[:4])  # at most 7 dice + done
+    assert "Picked so far: " in text and "Put back the faction die 1." in text
+    row = session.game.state.history[history]
+    assert (row.seat, row.kind, row.option) == (0, 4, 0b10100)  # faction die 3 and region die
 
 
 def _script(lines: list[str]) -> tuple[io.StringIO, object]:
@@ -62,7 +93,7 @@ def test_undo_save_and_load(tmp_path: Path) -> None:
     session.play_bots()
     start = session.game.snapshot()
     save = tmp_path / "game.json"
-    out, read = _script(["2", "u", f"s {save}", "1", "1", f"l {save}", "b", "q"])
+    out, read = _script(["2", "1", "u", f"s {save}", "1", "1", f"l {save}", "b", "q"])
     assert run(session, read, out) == 0  # type: ignore[arg-type]
     text = out.getvalue()
     assert "Took back your last decision." in text
