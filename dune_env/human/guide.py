@@ -115,14 +115,10 @@ HOW_TO_PLAY: Final = f"""How to play (the full rules, with every rule ID: {RULES
   Each decision says what it means and its rule IDs; the engine plays a decision with one
     legal option for you, and says so."""
 
-DIE_NAMES: Final = (
-    "faction die 1",
-    "faction die 2",
-    "faction die 3",
-    "faction die 4",
-    "region die",
-    "spice die",
-    "Kanly die",
+# The dice by their numbers, as the board and the event log number them (0-3 faction dice).
+DIE_NAMES: Final = tuple(
+    f"die {d} ({kind} die)"
+    for d, kind in enumerate(("faction",) * 4 + ("region", "spice", "Kanly"))
 )
 
 
@@ -181,7 +177,7 @@ def missing_text(legal_masks: list[int], picked: int) -> str:
         return ""
     names = ", ".join(DIE_NAMES[d] for d in range(len(DIE_NAMES)) if needed >> d & 1)
     why = ": a Shai-Hulud must be fixed (ROLL-3)" if needed >> 5 & 1 else ""
-    return f"to finish, also pick the {names}{why}"
+    return f"to finish, also pick {names}{why}"
 
 
 def dice_state(game: Game, legal_masks: list[int]) -> dict[str, Any]:
@@ -260,3 +256,48 @@ def auto_notices(game: Game, you: int) -> list[str]:
                     "storm (MOVE-2, MOVE-4), so your movement ended."
                 )
     return notices
+
+
+# --- for the web page --------------------------------------------------------------------------
+
+
+def dice_picker(game: Game, legal_masks: list[int]) -> dict[str, Any]:
+    """FIX_DICE composed die by die, precomputed for a page: for every set of dice that can
+    still grow into a legal subset, the dice that may join it, the "done" text if it is legal
+    itself, and what is missing otherwise (so the page holds no rule logic)."""
+    dice = dice_state(game, legal_masks)
+    steps: dict[str, dict[str, Any]] = {}
+    for picked in range(1 << len(DIE_NAMES)):
+        if not any(mask & picked == picked for mask in legal_masks):
+            continue
+        legal = can_fix(legal_masks, picked) and picked != 0
+        steps[str(picked)] = {
+            "pick": pickable_dice(legal_masks, picked),
+            "done": fix_text(picked, dice["rolled"], dice["labels"], dice["thumper"])
+            if legal
+            else None,
+            "missing": missing_text(legal_masks, picked),
+        }
+    fixed = ((1 << len(DIE_NAMES)) - 1) & ~dice["rolled"]
+    return {
+        "names": dice["names"],
+        "labels": dice["labels"],
+        "fixed": dice_list(fixed, dice["labels"]),
+        "rolled": dice_list(dice["rolled"], dice["labels"]),
+        "steps": steps,
+    }
+
+
+def page_guide(game: Game, you: int, legal_actions: list[int], fix_offset: int) -> dict[str, Any]:
+    """What the web page shows beside your options: the decision's title and explanation, the
+    dice picker on FIX_DICE, and the notices of what the engine did for you."""
+    data: dict[str, Any] = {"notices": auto_notices(game, you)}
+    state = game.state
+    if state.pending_seat == you and state.pending_kind >= 0 and not game.terminal:
+        kind = state.pending_kind
+        data["title"] = decision_title(kind)
+        data["explain"] = explain(kind)
+        if kind == DecisionKind.FIX_DICE:
+            data["dice"] = dice_picker(game, [a - fix_offset for a in legal_actions])
+            data["dice"]["offset"] = fix_offset  # action id = offset + the mask of the dice
+    return data

@@ -57,7 +57,7 @@ def menu(session: PlaySession, picked: list[int]) -> list[MenuItem]:
         done = guide.fix_text(mask, dice["rolled"], dice["labels"], dice["thumper"])
         items.append(MenuItem(f"done: {done}", action=offset + mask))
     for die in guide.pickable_dice(dice["legal"], mask):
-        label = f"pick the {guide.DIE_NAMES[die]}: {dice['labels'][die]}"
+        label = f"pick {guide.DIE_NAMES[die]}: {dice['labels'][die]}"
         items.append(MenuItem(label, pick=die))
     return items
 
@@ -175,7 +175,7 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
                 show_notices(session, out)
                 show_board(session, out)
             elif command in ("u", "undo") and picked:
-                print(f"Put back the {guide.DIE_NAMES[picked.pop()]}.", file=out)
+                print(f"Put back {guide.DIE_NAMES[picked.pop()]}.", file=out)
                 show_options(session, picked, out)
             elif command in ("u", "undo"):
                 session.undo()

@@ -46,7 +46,7 @@ def test_a_whole_game_through_stdin() -> None:
     assert "Game over." in out and "(you)" in out
     assert "Region" in out and "Pending: seat 1" in out  # the board as text
     assert "How to play" in out and "docs/rules.md" in out  # the help explains the game
-    assert "pick the faction die 1: " in out and "    1. done: fix " in out  # dice one by one
+    assert "pick die 0 (faction die): " in out and "    1. done: fix " in out  # dice one by one
     assert "(rules ROLL-2..4 in docs/rules.md)" in out  # each decision explained
     assert "Note: The engine played for you - fixed your " in out
 
@@ -73,7 +73,7 @@ def test_dice_are_fixed_one_at_a_time_in_the_terminal() -> None:
     text = out.getvalue()
     menus = [block for block in text.split("Your decision") if "Fix dice" in block[:40]]
     assert all(block.count("\n    ") <= 8 for block in menus[:4])  # at most 7 dice + done
-    assert "Picked so far: " in text and "Put back the faction die 1." in text
+    assert "Picked so far: " in text and "Put back die 0 (faction die)." in text
     row = session.game.state.history[history]
     assert (row.seat, row.kind, row.option) == (0, 4, 0b10100)  # faction die 3 and region die
 
