@@ -136,6 +136,16 @@ def explain(kind: int) -> str:
     return f"{EXPLANATIONS[DecisionKind(kind)]} (rules {rule_ids(kind)} in {RULES_DOC})"
 
 
+def dice_uses(faction: int) -> str:
+    """What the dice are for, to choose which to keep."""
+    symbol = f" ({FACTION_NAMES[faction]})" if faction >= 0 else ""
+    return (
+        f"What the dice do: each faction die showing your symbol{symbol} recruits a unit; the "
+        "spice die pays for landing units (1 spice each); the region die names the sector of "
+        "your movement target; the Kanly die gives an attack or a token."
+    )
+
+
 def die_labels(faces: list[int]) -> list[str]:
     """What each of the seven dice shows, e.g. "Atreides", "region 4 (Carthag/Broken Land)"."""
     labels = [FACTION_NAMES[FACTION_DIE_SYMBOLS[f]] for f in faces[:4]]
@@ -279,11 +289,15 @@ def dice_picker(game: Game, legal_masks: list[int]) -> dict[str, Any]:
             "missing": missing_text(legal_masks, picked),
         }
     fixed = ((1 << len(DIE_NAMES)) - 1) & ~dice["rolled"]
+    rolled = dice["rolled"]
     return {
         "names": dice["names"],
         "labels": dice["labels"],
+        "uses": dice_uses(game.state.seat_faction[game.state.pending_seat]),
         "fixed": dice_list(fixed, dice["labels"]),
-        "rolled": dice_list(dice["rolled"], dice["labels"]),
+        "rolledDice": [d for d in range(len(DIE_NAMES)) if rolled >> d & 1],
+        "all": rolled if can_fix(legal_masks, rolled) else None,
+        "allText": fix_text(rolled, rolled, dice["labels"], dice["thumper"]),
         "steps": steps,
     }
 

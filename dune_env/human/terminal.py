@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..engine.constants import FACTION_NAMES
 from ..engine.decisions import DecisionKind
@@ -19,8 +19,9 @@ from . import guide
 from .session import PlayError, PlaySession
 
 HELP = f"""Commands:
-  NUMBER        play that option (the number in front of it); when fixing dice, pick the
-                dice one at a time, then choose "done"
+  NUMBER        play that option (the number in front of it); when fixing dice, pick a
+                die (or put it back) by its number
+  d, done       when fixing dice: fix the dice picked; a, all: fix every die just rolled
   u, undo       put back the die picked last, else take back your last decision
   s, save FILE  save the game in progress (JSON)
   l, load FILE  continue a saved game
@@ -37,29 +38,58 @@ def _faction_name(faction: int) -> str:
 
 @dataclass(frozen=True)
 class MenuItem:
-    """One numbered line: an option to play (`action`), a die to pick, or clearing the picks."""
+    """One numbered line: an option to play (`action`) or a die to pick or put back (`pick`)."""
 
     label: str
     action: int | None = None
     pick: int | None = None
 
 
-def menu(session: PlaySession, picked: list[int]) -> list[MenuItem]:
-    """Your numbered choices; FIX_DICE's subsets become one die at a time plus "done"."""
-    options = session.options()
-    if session.decision_name() != "FIX_DICE":
-        return [MenuItem(name, action=action) for action, name in options]
+def _dice(session: PlaySession) -> dict[str, Any]:
     offset = KIND_OFFSET[DecisionKind.FIX_DICE]
-    dice = guide.dice_state(session.game, [action - offset for action, _ in options])
-    mask = sum(1 << d for d in picked)
-    items = []
-    if mask and guide.can_fix(dice["legal"], mask):
-        done = guide.fix_text(mask, dice["rolled"], dice["labels"], dice["thumper"])
-        items.append(MenuItem(f"done: {done}", action=offset + mask))
-    for die in guide.pickable_dice(dice["legal"], mask):
-        label = f"pick {guide.DIE_NAMES[die]}: {dice['labels'][die]}"
-        items.append(MenuItem(label, pick=die))
-    return items
+    dice = guide.dice_state(session.game, [action - offset for action, _ in session.options()])
+    dice["offset"] = offset
+    return dice
+
+
+def menu(session: PlaySession, picked: list[int]) -> list[MenuItem]:
+    """Your numbered choices.  FIX_DICE lists the dice just rolled, one number each that stays
+    the same while you pick (the subset is played with `d`, see `fix_command`)."""
+    if session.decision_name() != "FIX_DICE":
+        return [MenuItem(name, action=action) for action, name in session.options()]
+    dice = _dice(session)
+    return [
+        MenuItem(
+            f"[{'x' if die in picked else ' '}] {guide.DIE_NAMES[die]}: {dice['labels'][die]}",
+            pick=die,
+        )
+        for die in range(len(guide.DIE_NAMES))
+        if dice["rolled"] >> die & 1
+    ]
+
+
+def toggle_die(session: PlaySession, picked: list[int], die: int) -> None:
+    """Pick a die, or put it back if it was picked."""
+    if die in picked:
+        picked.remove(die)
+        return
+    dice = _dice(session)
+    if die not in guide.pickable_dice(dice["legal"], sum(1 << d for d in picked)):
+        raise PlayError(f"{guide.DIE_NAMES[die]} cannot be fixed together with the dice picked")
+    picked.append(die)
+
+
+def fix_command(session: PlaySession, picked: list[int], everything: bool) -> int:
+    """The FIX_DICE action of `d` (the dice picked) or `a` (every die just rolled)."""
+    if session.decision_name() != "FIX_DICE":
+        raise PlayError("d and a are for fixing dice; now choose an option by its number")
+    dice = _dice(session)
+    mask = dice["rolled"] if everything else sum(1 << d for d in picked)
+    if not mask:
+        raise PlayError("pick at least one die first (its number), or a to fix them all")
+    if not guide.can_fix(dice["legal"], mask):
+        raise PlayError(guide.missing_text(dice["legal"], mask) or "that set of dice is not legal")
+    return int(dice["offset"] + mask)
 
 
 def describe_knowledge(session: PlaySession) -> list[str]:
@@ -93,28 +123,31 @@ def show_options(session: PlaySession, picked: list[int], out: TextIO) -> None:
         textwrap.fill(guide.explain(kind), 98, initial_indent="  ", subsequent_indent="  "),
         file=out,
     )
-    if session.decision_name() == "FIX_DICE":
-        labels = guide.die_labels(list(state.dice_faces))
-        fixed = sum(1 << d for d in range(len(labels)) if state.dice_fixed[d])
-        rolled = ((1 << len(labels)) - 1) & ~fixed
-        mask = sum(1 << d for d in picked)
+    dice = _dice(session) if session.decision_name() == "FIX_DICE" else None
+    if dice is not None:
+        faction = state.seat_faction[session.you]
+        print(
+            textwrap.fill(
+                guide.dice_uses(faction), 98, initial_indent="  ", subsequent_indent="  "
+            ),
+            file=out,
+        )
+        fixed = ((1 << len(guide.DIE_NAMES)) - 1) & ~dice["rolled"]
         if fixed:
-            print(f"  Fixed before: {guide.dice_list(fixed, labels)}", file=out)
-        print(f"  Just rolled: {guide.dice_list(rolled, labels)}", file=out)
-        if mask:
-            picks = guide.dice_list(mask, labels)
-            print(f"  Picked so far: {picks} (u puts the last one back)", file=out)
-            legal = [action - KIND_OFFSET[DecisionKind.FIX_DICE] for action, _ in session.options()]
-            missing = guide.missing_text(legal, mask)
-            if missing:
-                print(f"  ({missing})", file=out)
-        else:
-            print(
-                "  Pick the dice to fix one at a time; 'done' appears once a pick is legal.",
-                file=out,
-            )
+            print(f"  Fixed before: {guide.dice_list(fixed, dice['labels'])}", file=out)
+        print(
+            "  Type a die's number to pick it (again to put it back), d when done, a to fix all:",
+            file=out,
+        )
     for number, item in enumerate(menu(session, picked), start=1):
         print(f"  {number:>3}. {item.label}", file=out)
+    if dice is not None and picked:
+        mask = sum(1 << d for d in picked)
+        if guide.can_fix(dice["legal"], mask):
+            done = guide.fix_text(mask, dice["rolled"], dice["labels"], dice["thumper"])
+            print(f"  d: {done}", file=out)
+        else:
+            print(f"  ({guide.missing_text(dice['legal'], mask)})", file=out)
 
 
 def show_notices(session: PlaySession, out: TextIO) -> None:
@@ -165,12 +198,21 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
                     raise PlayError(f"choose a number from 1 to {len(items)}")
                 item = items[number - 1]
                 if item.pick is not None:
-                    picked.append(item.pick)
+                    toggle_die(session, picked, item.pick)
                     show_options(session, picked, out)
                     continue
                 assert item.action is not None
                 print(f"You: {item.label}", file=out)
                 session.choose(item.action)
+                narrate(session, out)
+                show_notices(session, out)
+                show_board(session, out)
+            elif command in ("d", "done", "a", "all"):
+                action = fix_command(session, picked, everything=command in ("a", "all"))
+                labels = guide.die_labels(list(session.game.state.dice_faces))
+                mask = action - KIND_OFFSET[DecisionKind.FIX_DICE]
+                print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
+                session.choose(action)
                 narrate(session, out)
                 show_notices(session, out)
                 show_board(session, out)

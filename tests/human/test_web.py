@@ -56,10 +56,12 @@ def test_play_a_whole_game_in_chromium(server: PlayServer, tmp_path: Path) -> No
             buttons = page.locator("#choices button")
             assert "docs/rules.md" in (page.text_content("#explain") or "")
             if page.locator("#choices button[data-die]").count():
-                # Fixing dice: pick dice one at a time until "done" is offered, then play it.
-                while not page.locator("#choices button[data-done]").count():
-                    page.locator("#choices button[data-die]").last.click()
-                page.locator("#choices button[data-done]").click()
+                # Fixing dice: pick the first die and play "done" if that is legal, else all.
+                page.locator("#choices button[data-die]").first.click()
+                if moves % 2 and page.locator("#choices button[data-done]").is_enabled():
+                    page.locator("#choices button[data-done]").click()
+                else:
+                    page.locator("#choices button[data-all]").click()
             else:
                 assert buttons.count() == len(server.session.options()) > 0
                 # Alternate between the first and the last option so both ends are exercised.
@@ -91,16 +93,18 @@ def test_dice_fixed_one_at_a_time_in_chromium(server: PlayServer) -> None:
             _wait(page)
         state = server.session.game.state
         rolled_worm = state.dice_faces[5] == 5
-        assert page.locator("#choices button").count() == 7  # one per die, no "done" yet
+        assert page.locator("#choices button[data-die]").count() == 7  # one per die
+        assert not page.locator("#choices button[data-done]").is_enabled()  # nothing picked
         assert "(rules ROLL-2..4 in docs/rules.md)" in (page.text_content("#explain") or "")
         page.click("#choices button[data-die='2']")
         page.click("#choices button[data-die='0']")
         assert "Picked so far: " in (page.text_content("#picked") or "")
         page.keyboard.press("u")  # puts die 0 back
-        assert page.locator("#choices button[data-die='0']").count() == 1
+        assert page.get_attribute("#choices button[data-die='0']", "data-picked") == "0"
+        assert page.get_attribute("#choices button[data-die='2']", "data-picked") == "1"
         page.click("#choices button[data-die='4']")
         if rolled_worm:  # ROLL-3: "done" waits for the spice die
-            assert page.locator("#choices button[data-done]").count() == 0
+            assert not page.locator("#choices button[data-done]").is_enabled()
             assert "Shai-Hulud must be fixed" in (page.text_content("#dice") or "")
             page.click("#choices button[data-die='5']")
         history = len(state.history)

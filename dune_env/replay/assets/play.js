@@ -33,7 +33,9 @@
     return button;
   }
 
-  // Fixing dice one at a time: every step (the buttons, "done", the hint) comes from the server.
+  // Fixing dice one at a time: a button per die just rolled (it keeps its place; a second click
+  // puts it back), "done" and "fix all". Every step (which dice may join, "done", the hint)
+  // comes from the server: the page holds no rule.
   function drawDice(dice) {
     const choices = document.getElementById("choices");
     const info = document.getElementById("dice");
@@ -41,21 +43,34 @@
     B.clear(info);
     const mask = picked.reduce((m, d) => m | (1 << d), 0);
     const step = dice.steps[String(mask)];
+    info.appendChild(B.el("div", {}, dice.uses));
     if (dice.fixed) info.appendChild(B.el("div", {}, `Fixed before: ${dice.fixed}`));
-    info.appendChild(B.el("div", {}, `Just rolled: ${dice.rolled}`));
     info.appendChild(B.el("div", { id: "picked" }, picked.length
       ? `Picked so far: ${picked.map((d) => dice.labels[d]).join(", ")}`
-      : "Pick the dice to fix one at a time; \"done\" appears once a pick is legal."));
+      : "Click the dice to fix, one at a time (again to put one back), then \"done\"."));
     if (step.missing) info.appendChild(B.el("div", { class: "hint" }, `(${step.missing})`));
-    const buttons = [];
-    if (step.done) {
-      buttons.push(choice(`done: ${step.done}`, { "data-action": dice.offset + mask, "data-done": "1" },
-        () => post("/api/act", { action: dice.offset + mask })));
-    }
-    step.pick.forEach((d) => buttons.push(choice(`pick ${dice.names[d]}: ${dice.labels[d]}`,
-      { "data-die": d }, () => { picked.push(d); drawDice(dice); })));
-    if (picked.length) {
-      buttons.push(choice("start over", { "data-clear": "1" }, () => { picked = []; drawDice(dice); }));
+    const buttons = dice.rolledDice.map((d) => choice(
+      `[${picked.includes(d) ? "x" : " "}] ${dice.names[d]}: ${dice.labels[d]}`,
+      { "data-die": d, "data-picked": picked.includes(d) ? "1" : "0" },
+      () => {
+        if (picked.includes(d)) {
+          picked = picked.filter((x) => x !== d);
+        } else if (step.pick.includes(d)) {
+          picked.push(d);
+        } else {
+          message.textContent = `${dice.names[d]} cannot be fixed with the dice picked`;
+          return;
+        }
+        message.textContent = "";
+        drawDice(dice);
+      }));
+    const done = choice(step.done ? `done: ${step.done}` : "done (pick the dice first)", { "data-done": "1" },
+      () => post("/api/act", { action: dice.offset + mask }));
+    done.disabled = !step.done;
+    buttons.push(done);
+    if (dice.all !== null) {
+      buttons.push(choice(`fix all: ${dice.allText}`, { "data-all": "1" },
+        () => post("/api/act", { action: dice.offset + dice.all })));
     }
     buttons.forEach((button, i) => {
       button.textContent = `${i + 1}. ${button.textContent}`;
