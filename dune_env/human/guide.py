@@ -98,8 +98,8 @@ EXPLANATIONS: Final[dict[DecisionKind, str]] = {
         "(a tie goes to the defender); all committed are lost, and the loser's other units too."
     ),
     DecisionKind.REORGANIZE: (
-        "You control the target region: you may swap its property token for one from the "
-        "common supply (Fortress, Harvester, Ornithopter)."
+        "You or your ally control the target region: you may swap its property token for one "
+        "from the common supply (Fortress, Harvester, Ornithopter)."
     ),
 }
 
@@ -261,9 +261,9 @@ def auto_notices(game: Game, you: int) -> list[str]:
             if after != (you, DecisionKind.MOVE):
                 region = DEFAULT_MAP.names[row.option]
                 notices.append(
-                    f"None of your units could move into {region}: only units in adjacent "
-                    "regions or in a region with an ornithopter may, never out of or into the "
-                    "storm (MOVE-2, MOVE-4), so your movement ended."
+                    f"No unit of yours could move into {region}, so your movement ended: units "
+                    "move in only from adjacent regions or from a region with an ornithopter, "
+                    "never out of or into the storm (MOVE-2, MOVE-4)."
                 )
     return notices
 

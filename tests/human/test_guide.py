@@ -79,7 +79,7 @@ def test_notice_when_no_unit_can_reach_the_chosen_target() -> None:
     assert game.state.pending_kind != DecisionKind.MOVE or game.terminal
     notices = guide.auto_notices(game, 0)
     assert len(notices) == 1
-    assert "None of your units could move into Carthag" in notices[0] and "MOVE-2" in notices[0]
+    assert "No unit of yours could move into Carthag" in notices[0] and "MOVE-2" in notices[0]
 
 
 def test_notice_when_the_engine_fixes_the_last_die() -> None:
