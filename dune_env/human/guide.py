@@ -17,6 +17,7 @@ from typing import Any, Final
 from ..engine import Game
 from ..engine.constants import FACTION_DIE_SYMBOLS, FACTION_NAMES, KANLY_NAMES, SHAI_HULUD_FACE
 from ..engine.decisions import DecisionKind, describe_option, spec_of
+from ..engine.events import EventKind
 from ..engine.map_data import DEFAULT_MAP
 
 RULES_DOC: Final = "docs/rules.md"
@@ -305,7 +306,7 @@ def dice_picker(game: Game, legal_masks: list[int]) -> dict[str, Any]:
 def page_guide(game: Game, you: int, legal_actions: list[int], fix_offset: int) -> dict[str, Any]:
     """What the web page shows beside your options: the decision's title and explanation, the
     dice picker on FIX_DICE, and the notices of what the engine did for you."""
-    data: dict[str, Any] = {"notices": auto_notices(game, you)}
+    data: dict[str, Any] = {"notices": auto_notices(game, you), "over": game_over_text(game)}
     state = game.state
     if state.pending_seat == you and state.pending_kind >= 0 and not game.terminal:
         kind = state.pending_kind
@@ -315,3 +316,22 @@ def page_guide(game: Game, you: int, legal_actions: list[int], fix_offset: int) 
             data["dice"] = dice_picker(game, [a - fix_offset for a in legal_actions])
             data["dice"]["offset"] = fix_offset  # action id = offset + the mask of the dice
     return data
+
+
+_ENDINGS: Final = (
+    "it controlled 3 strategic regions at the end of its own turn (END-1)",
+    "the allies controlled 4 strategic regions together at the end of a turn (END-2)",
+    "nobody won by the end of round 6, so the Spacing Guild wins (END-5)",
+    "nobody won by the end of round 6 and nobody plays the Guild: everybody loses (END-5)",
+)
+
+
+def game_over_text(game: Game) -> str:
+    """Why the game ended, from its VICTORY event (and the Bene Gesserit's, END-6)."""
+    why = ""
+    for event in game.state.events:
+        if event[0] == EventKind.VICTORY:
+            why = _ENDINGS[event[1]]
+        elif event[0] == EventKind.BG_TAKES:
+            why += "; the Bene Gesserit predicted that winner and take the victory (END-6)"
+    return f"The game ended because {why}." if why else ""

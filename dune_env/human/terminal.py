@@ -250,7 +250,7 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
         except PlayError as exc:
             print(f"! {exc}", file=out)
     state = session.game.state
-    print("\nGame over.", file=out)
+    print(f"\nGame over. {guide.game_over_text(session.game)}", file=out)
     for seat, faction in enumerate(state.seat_faction):
         who = "you" if seat == session.you else session.seat_policies[seat]
         result = "wins" if seat in state.winners else "loses"

@@ -74,6 +74,7 @@ def test_play_a_whole_game_in_chromium(server: PlayServer, tmp_path: Path) -> No
         # What the engine did for you is said (a last die fixed for you, ROLL-2).
         assert any("The engine played for you" in line for line in notices), notices
         assert "Game over" in (page.text_content("#decision") or "")
+        assert "The game ended because " in (page.text_content("#explain") or "")  # END-n
         assert page.evaluate(UNITS_JS) == units_on_map(server.session.game)
         page.screenshot(path=str(tmp_path / "play.png"), full_page=True)
         assert errors == []

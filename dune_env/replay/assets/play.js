@@ -101,6 +101,7 @@
     if (state.over) {
       const won = frame.winners.includes(meta.you);
       head.textContent = `Game over: ${frame.winners.length ? "seat(s) " + frame.winners.join(", ") + " won" : "nobody won"}. ${won ? "You win!" : "You lose."}`;
+      explain.textContent = guide.over || "";
     } else if (state.yourTurn) {
       head.textContent = guide.dice ? guide.title : `${guide.title}: choose one of ${frame.decision.legal.length}`;
       explain.textContent = guide.explain || "";
