@@ -7,7 +7,8 @@
   front ends let the player pick dice one by one (`pickable_dice`, `can_fix`) and play the
   subset as the one action it is, so the action space is unchanged;
 - `auto_notices`: what the engine did for you since your last decision, and why (a forced
-  decision, a movement with nothing to move).
+  decision, a movement with nothing to move); `game_over_text`: why the game ended;
+- `page_guide`: all of it as the web page's JSON (the page itself holds no rule).
 """
 
 from __future__ import annotations
