@@ -97,3 +97,12 @@ def test_notice_when_the_engine_fixes_the_last_die() -> None:
     notices = guide.auto_notices(game, seat)
     assert notices and notices[0].startswith("The engine played for you - fixed your ")
     assert "ROLL-2" in notices[0]
+
+
+def test_leaving_shai_hulud_unfixed_says_the_thumper_goes() -> None:
+    """ROLL-4: with a Thumper, a pick without the spice die is legal and its "done" line says
+    the Thumper is discarded."""
+    rolled = 0b0100001
+    labels = guide.die_labels([0, 1, 2, 3, 3, 5, 0])
+    assert "discard your Thumper" in guide.fix_text(0b1, rolled, labels, thumper=True)
+    assert "Thumper" not in guide.fix_text(rolled, rolled, labels, thumper=True)
