@@ -4,8 +4,9 @@ A top-level module so that registering imports Gymnasium only (the environment i
 imported by `make`).
 
 Keyword arguments of `make` go to `DuneSingleAgentEnv` (learner, opponents, illegal_penalty,
-opponent_sampler and every game option, e.g. num_players=4).  The version follows `dune_v1`:
-both are bumped together (see CHANGELOG.md, "Versions of the environment").
+opponent_sampler and every game option, e.g. num_players=4).  The made env answers
+`env.action_masks()` (an `ActionMasks` wrapper outside Gymnasium's own).  The version follows
+`dune_v1`: both are bumped together (see CHANGELOG.md, "Versions of the environment").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ GYMNASIUM_ID = "dune_env/Dune-v1"
 def register_gymnasium_envs() -> None:
     """Register "dune_env/Dune-v1" once (idempotent)."""
     import gymnasium
+    from gymnasium.envs.registration import WrapperSpec
 
     if GYMNASIUM_ID in gymnasium.registry:
         return
@@ -23,4 +25,12 @@ def register_gymnasium_envs() -> None:
         id=GYMNASIUM_ID,
         entry_point="dune_env.environment.single_agent:DuneSingleAgentEnv",
         # No time limit: the game ends by itself (six rounds at most, DEF-3).
+        # Outermost, so that `make(...).action_masks()` answers as sb3-contrib users expect.
+        additional_wrappers=(
+            WrapperSpec(
+                name="ActionMasks",
+                entry_point="dune_env.environment.masks_wrapper:ActionMasks",
+                kwargs={},
+            ),
+        ),
     )

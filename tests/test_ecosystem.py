@@ -148,6 +148,30 @@ def test_gymnasium_make_single_agent_view() -> None:
     assert "dune_env/Dune-v1" in done.stdout
 
 
+def test_gymnasium_make_env_answers_action_masks() -> None:
+    """`gymnasium.make(...)` wraps the env (OrderEnforcing, ...): `action_masks()` still answers,
+    as sb3-contrib users call it, and equals the unwrapped env's legal actions."""
+    import gymnasium
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    for env in (
+        gymnasium.make("dune_env/Dune-v1", num_players=4, opponents="random"),
+        gymnasium.make("dune_env/Dune-v1", num_players=4, max_episode_steps=400),
+    ):
+        env.reset(seed=5)
+        for _ in range(20):
+            masks = env.action_masks()
+            assert masks.dtype == bool and masks.shape == (env.action_space.n,) and masks.any()
+            assert (masks == env.unwrapped.action_masks()).all()
+            assert (get_action_masks(env) == masks).all()
+            _, _, terminated, _, _ = env.step(int(np.flatnonzero(masks)[0]))
+            if terminated:
+                break
+    remade = gymnasium.make(env.spec)
+    remade.reset(seed=0)
+    assert remade.action_masks().any()
+
+
 def test_packaging_metadata() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "MIT"

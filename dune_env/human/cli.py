@@ -3,9 +3,11 @@
     dune-play --players 4 --you 0 --opponents aggressive economic ppo-4p
     dune-play --web                       # the same in the browser, on http://127.0.0.1:8765/
 
-In the terminal: the board as text, your legal options by number; u undoes your last decision,
-s FILE saves the game in progress, l FILE loads one, h lists the commands.  The bots' moves are
-narrated.  Opponents fill the other seats in seat order (the list repeats if short).
+In the terminal: the board as text, your legal options by number, each decision explained in
+one line with its rule IDs (docs/rules.md); dice are picked one at a time.  u undoes your last
+decision, s FILE saves the game in progress, l FILE loads one, h shows the commands and how to
+play.  The bots' moves are narrated.  Opponents fill the other seats in seat order (the list
+repeats if short).
 """
 
 from __future__ import annotations

@@ -1,34 +1,95 @@
-"""The terminal front end of `dune-play`: the board as text, your options by number."""
+"""The terminal front end of `dune-play`: the board as text, your options by number.
+
+Each decision comes with a line on what it means and its rule IDs (`guide.explain`); dice are
+fixed one at a time (the menu composes the subset, played as one FIX_DICE action); what the
+engine did for you is said after your move (`guide.auto_notices`)."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
 
-from ..engine.constants import FACTION_DIE_SYMBOLS, FACTION_NAMES, KANLY_NAMES
+from ..engine.constants import FACTION_NAMES
+from ..engine.decisions import DecisionKind
+from ..environment.action_table import KIND_OFFSET
 from ..environment.render import render_ansi
+from . import guide
 from .session import PlayError, PlaySession
 
-HELP = """Commands:
-  NUMBER        play that option (the number in front of it)
-  u, undo       take back your last decision
+HELP = f"""Commands:
+  NUMBER        play that option (the number in front of it); when fixing dice, pick a
+                die (or put it back) by its number
+  d, done       when fixing dice: fix the dice picked; a, all: fix every die just rolled
+  u, undo       put back the die picked last, else take back your last decision
   s, save FILE  save the game in progress (JSON)
   l, load FILE  continue a saved game
   b, board      show the board again
   h, help       this help
-  q, quit       leave the game"""
+  q, quit       leave the game
+
+{guide.HOW_TO_PLAY}"""
 
 
 def _faction_name(faction: int) -> str:
     return FACTION_NAMES[faction] if faction >= 0 else "no faction yet"
 
 
-def numbered_dice(faces: list[int]) -> str:
-    """The seven dice with the numbers the FIX_DICE options use."""
-    spice = "Shai-Hulud" if faces[5] == 5 else f"spice {faces[5] + 1}"
-    labels = [FACTION_NAMES[FACTION_DIE_SYMBOLS[f]] for f in faces[:4]]
-    labels += [f"region {faces[4] + 1}", spice, f"Kanly {KANLY_NAMES[faces[6]]}"]
-    return ", ".join(f"{i} {label}" for i, label in enumerate(labels))
+@dataclass(frozen=True)
+class MenuItem:
+    """One numbered line: an option to play (`action`) or a die to pick or put back (`pick`)."""
+
+    label: str
+    action: int | None = None
+    pick: int | None = None
+
+
+def _dice(session: PlaySession) -> dict[str, Any]:
+    offset = KIND_OFFSET[DecisionKind.FIX_DICE]
+    dice = guide.dice_state(session.game, [action - offset for action, _ in session.options()])
+    dice["offset"] = offset
+    return dice
+
+
+def menu(session: PlaySession, picked: list[int]) -> list[MenuItem]:
+    """Your numbered choices.  FIX_DICE lists the dice just rolled, one number each that stays
+    the same while you pick (the subset is played with `d`, see `fix_command`)."""
+    if session.decision_name() != "FIX_DICE":
+        return [MenuItem(name, action=action) for action, name in session.options()]
+    dice = _dice(session)
+    return [
+        MenuItem(
+            f"[{'x' if die in picked else ' '}] {guide.DIE_NAMES[die]}: {dice['labels'][die]}",
+            pick=die,
+        )
+        for die in range(len(guide.DIE_NAMES))
+        if dice["rolled"] >> die & 1
+    ]
+
+
+def toggle_die(session: PlaySession, picked: list[int], die: int) -> None:
+    """Pick a die, or put it back if it was picked."""
+    if die in picked:
+        picked.remove(die)
+        return
+    dice = _dice(session)
+    if die not in guide.pickable_dice(dice["legal"], sum(1 << d for d in picked)):
+        raise PlayError(f"{guide.DIE_NAMES[die]} cannot be fixed together with the dice picked")
+    picked.append(die)
+
+
+def fix_command(session: PlaySession, picked: list[int], everything: bool) -> int:
+    """The FIX_DICE action of `d` (the dice picked) or `a` (every die just rolled)."""
+    if session.decision_name() != "FIX_DICE":
+        raise PlayError("d and a are for fixing dice; now choose an option by its number")
+    dice = _dice(session)
+    mask = dice["rolled"] if everything else sum(1 << d for d in picked)
+    if not mask:
+        raise PlayError("pick at least one die first (its number), or a to fix them all")
+    if not guide.can_fix(dice["legal"], mask):
+        raise PlayError(guide.missing_text(dice["legal"], mask) or "that set of dice is not legal")
+    return int(dice["offset"] + mask)
 
 
 def describe_knowledge(session: PlaySession) -> list[str]:
@@ -53,14 +114,45 @@ def show_board(session: PlaySession, out: TextIO) -> None:
         print(line, file=out)
 
 
-def show_options(session: PlaySession, out: TextIO) -> None:
+def show_options(session: PlaySession, picked: list[int], out: TextIO) -> None:
     state = session.game.state
+    kind = state.pending_kind
     you = f"seat {session.you}, {_faction_name(state.seat_faction[session.you])}"
-    print(f"\nYour decision ({you}): {session.decision_name()}", file=out)
-    if session.decision_name() == "FIX_DICE":
-        print(f"  Dice by number: {numbered_dice(state.dice_faces)}", file=out)
-    for number, (_action, name) in enumerate(session.options(), start=1):
-        print(f"  {number:>3}. {name}", file=out)
+    print(f"\nYour decision ({you}): {guide.decision_title(kind)}", file=out)
+    print(
+        textwrap.fill(guide.explain(kind), 98, initial_indent="  ", subsequent_indent="  "),
+        file=out,
+    )
+    dice = _dice(session) if session.decision_name() == "FIX_DICE" else None
+    if dice is not None:
+        faction = state.seat_faction[session.you]
+        print(
+            textwrap.fill(
+                guide.dice_uses(faction), 98, initial_indent="  ", subsequent_indent="  "
+            ),
+            file=out,
+        )
+        fixed = ((1 << len(guide.DIE_NAMES)) - 1) & ~dice["rolled"]
+        if fixed:
+            print(f"  Fixed before: {guide.dice_list(fixed, dice['labels'])}", file=out)
+        print(
+            "  Type a die's number to pick it (again to put it back), d when done, a to fix all:",
+            file=out,
+        )
+    for number, item in enumerate(menu(session, picked), start=1):
+        print(f"  {number:>3}. {item.label}", file=out)
+    if dice is not None and picked:
+        mask = sum(1 << d for d in picked)
+        if guide.can_fix(dice["legal"], mask):
+            done = guide.fix_text(mask, dice["rolled"], dice["labels"], dice["thumper"])
+            print(f"  d: {done}", file=out)
+        else:
+            print(f"  ({guide.missing_text(dice['legal'], mask)})", file=out)
+
+
+def show_notices(session: PlaySession, out: TextIO) -> None:
+    for line in guide.auto_notices(session.game, session.you):
+        print(f"Note: {line}", file=out)
 
 
 def narrate(session: PlaySession, out: TextIO) -> None:
@@ -80,11 +172,14 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
     print("Type h for help.", file=out)
     session.play_bots()
     narrate(session, out)
+    show_notices(session, out)
     show_board(session, out)
     shown = -1  # the decision whose options were printed last
+    picked: list[int] = []  # the dice picked so far, while fixing dice
     while not session.over:
         if session.game.state.decision_count != shown:
-            show_options(session, out)
+            picked = []
+            show_options(session, picked, out)
             shown = session.game.state.decision_count
         line = read()
         if line is None:
@@ -97,14 +192,33 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
         argument = argument.strip()
         try:
             if command.isdigit():
-                options = session.options()
+                items = menu(session, picked)
                 number = int(command)
-                if not 1 <= number <= len(options):
-                    raise PlayError(f"choose a number from 1 to {len(options)}")
-                print(f"You: {options[number - 1][1]}", file=out)
-                session.choose(options[number - 1][0])
+                if not 1 <= number <= len(items):
+                    raise PlayError(f"choose a number from 1 to {len(items)}")
+                item = items[number - 1]
+                if item.pick is not None:
+                    toggle_die(session, picked, item.pick)
+                    show_options(session, picked, out)
+                    continue
+                assert item.action is not None
+                print(f"You: {item.label}", file=out)
+                session.choose(item.action)
                 narrate(session, out)
+                show_notices(session, out)
                 show_board(session, out)
+            elif command in ("d", "done", "a", "all"):
+                action = fix_command(session, picked, everything=command in ("a", "all"))
+                labels = guide.die_labels(list(session.game.state.dice_faces))
+                mask = action - KIND_OFFSET[DecisionKind.FIX_DICE]
+                print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
+                session.choose(action)
+                narrate(session, out)
+                show_notices(session, out)
+                show_board(session, out)
+            elif command in ("u", "undo") and picked:
+                print(f"Put back {guide.DIE_NAMES[picked.pop()]}.", file=out)
+                show_options(session, picked, out)
             elif command in ("u", "undo"):
                 session.undo()
                 print("Took back your last decision.", file=out)
@@ -120,6 +234,7 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
                 session.load(argument)
                 print(f"Loaded {argument}.", file=out)
                 narrate(session, out)
+                show_notices(session, out)
                 show_board(session, out)
                 shown = -1
             elif command in ("b", "board"):
@@ -135,7 +250,7 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
         except PlayError as exc:
             print(f"! {exc}", file=out)
     state = session.game.state
-    print("\nGame over.", file=out)
+    print(f"\nGame over. {guide.game_over_text(session.game)}", file=out)
     for seat, faction in enumerate(state.seat_faction):
         who = "you" if seat == session.you else session.seat_policies[seat]
         result = "wins" if seat in state.winners else "loses"

@@ -15,9 +15,12 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ..engine.decisions import DecisionKind
+from ..environment.action_table import KIND_OFFSET
 from ..replay.frames import meta
 from ..replay.html import asset, embed_json
 from ..replay.record import ReplayRecord
+from . import guide
 from .session import PlayError, PlaySession
 
 HOST = "127.0.0.1"
@@ -47,6 +50,7 @@ def session_meta(session: PlaySession) -> dict[str, Any]:
     )
     data = meta(record, session.game)
     data["you"] = session.you
+    data["howToPlay"] = guide.HOW_TO_PLAY
     return data
 
 
@@ -70,6 +74,12 @@ class PlayServer:
             "yourTurn": session.your_turn,
             "over": session.over,
             "seed": session.seed,
+            "guide": guide.page_guide(
+                session.game,
+                session.you,
+                [a for a, _ in session.options()],
+                KIND_OFFSET[DecisionKind.FIX_DICE],
+            ),
         }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

@@ -2,7 +2,8 @@
 
     dune-replay --policies aggressive economic random random --seed 3 --out game.html
     dune-replay game.json --out game.html            # a replay file or an engine snapshot
-    dune-replay --benchmark runs/benchmark --game 17 --out game17.html
+    dune-replay --benchmark runs/bench --game 17 --out game17.html   # a dune-bench --out folder
+    dune-replay --benchmark runs/benchmark --players 4 --lineup 0 --game 17   # a suite (make run)
 
 --save-record also writes the replay record (configuration, seed, chosen options) as JSON.
 """
@@ -28,9 +29,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the fresh game")
     parser.add_argument(
-        "--players", type=int, help="players of the fresh game (default: one per policy)"
+        "--players",
+        type=int,
+        help="players of the fresh game (default: one per policy); with --benchmark of a\n"
+        "suite: its N-player runs (default: the only player count)",
     )
-    parser.add_argument("--benchmark", metavar="DIR", help="a dune-bench --out folder")
+    parser.add_argument(
+        "--benchmark",
+        metavar="DIR",
+        help="a dune-bench --out folder, or a suite folder (make run) with --players/--lineup",
+    )
+    parser.add_argument(
+        "--lineup", type=int, help="with --benchmark of a suite: line-up J (default: the only one)"
+    )
     parser.add_argument("--game", type=int, help="game index in that benchmark (results.csv)")
     parser.add_argument(
         "--trust-checkpoints",
@@ -47,7 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     from ..engine import ConfigError
     from ..policies.registry import PolicyLoadError
     from .html import write_replay_html
-    from .record import ReplayError, ReplayRecord, benchmark_record, play_policies
+    from .record import (
+        ReplayError,
+        ReplayRecord,
+        benchmark_record,
+        benchmark_run_dir,
+        play_policies,
+    )
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -56,13 +73,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give exactly one of: a FILE, --policies ..., or --benchmark DIR --game N")
     if args.benchmark is not None and args.game is None:
         parser.error("--benchmark needs --game N (the game index of results.csv)")
+    if args.lineup is not None and args.benchmark is None:
+        parser.error("--lineup goes with --benchmark DIR (a suite folder)")
     try:
         if args.file is not None:
             record = ReplayRecord.load(args.file)
         elif args.policies is not None:
             record = play_policies(args.policies, seed=args.seed, num_players=args.players)
         else:
-            record = benchmark_record(args.benchmark, args.game, trust=args.trust_checkpoints)
+            run_dir = benchmark_run_dir(args.benchmark, args.players, args.lineup)
+            record = benchmark_record(run_dir, args.game, trust=args.trust_checkpoints)
         path = write_replay_html(record, args.out)
         if args.save_record:
             Path(args.save_record).write_text(record.to_json())

@@ -193,6 +193,65 @@ def play_policies(
     return ReplayRecord.from_game(game, seed, names, title=f"{' vs '.join(names)}, seed {seed}")
 
 
+def _numbered(directory: Path, prefix: str, suffix: str) -> list[int]:
+    """The N of the sub-folders named prefix + N + suffix ("4p", "lineup0"), ascending."""
+    found = []
+    for path in directory.glob(f"{prefix}*{suffix}"):
+        number = path.name[len(prefix) : len(path.name) - len(suffix)]
+        if path.is_dir() and number.isdigit():
+            found.append(int(number))
+    return sorted(found)
+
+
+def benchmark_run_dir(
+    directory: str | Path, players: int | None = None, lineup: int | None = None
+) -> Path:
+    """The one run folder meant by a `dune-bench --out` folder, a suite folder (`make run`:
+    {N}p/lineup{J}/ per player count and line-up) or a suite's player-count folder, with
+    `players` / `lineup` choosing where there is more than one (the only one is taken)."""
+    path = Path(directory)
+    if (path / "summary.json").exists():
+        if players is not None or lineup is not None:
+            raise ReplayError(f"{path} is a single run: drop --players/--lineup")
+        return path
+    if (path / "suite_summary.json").exists():
+        counts = _numbered(path, "", "p")
+        if players is None and len(counts) == 1:
+            players = counts[0]
+        if players is None or players not in counts:
+            choice = ", ".join(map(str, counts)) or "none found"
+            what = "add" if players is None else f"it has no {players}-player runs: use"
+            example = path / f"{(counts or [4])[0]}p" / "lineup0"
+            raise ReplayError(
+                f"{path} holds a benchmark suite: {what} --players N (N: {choice}) and "
+                f"--lineup J, or give a run folder such as {example}"
+            )
+        path = path / f"{players}p"
+    elif players is not None:
+        raise ReplayError(f"{path} is not a benchmark suite folder: --players needs one")
+    lineups = _numbered(path, "lineup", "")
+    lineups = [j for j in lineups if (path / f"lineup{j}" / "summary.json").exists()]
+    if not lineups:
+        if lineup is not None:
+            raise ReplayError(f"{path} has no lineup folders: --lineup needs a suite folder")
+        return path  # benchmark_record says what is wrong with it
+    if lineup is None and len(lineups) == 1:
+        lineup = lineups[0]
+    if lineup is None or lineup not in lineups:
+        names = []
+        for j in lineups:
+            try:
+                meta = json.loads((path / f"lineup{j}" / "summary.json").read_text())["meta"]
+                names.append(f"{j} ({' '.join(map(str, meta['policies']))})")
+            except (OSError, KeyError, TypeError, ValueError):
+                names.append(str(j))
+        what = "add" if lineup is None else f"it has no line-up {lineup}: use"
+        raise ReplayError(
+            f"{path} holds {len(lineups)} line-ups: {what} --lineup J (J: {', '.join(names)})"
+        )
+    return path / f"lineup{lineup}"
+
+
 def benchmark_record(
     out_dir: str | Path,
     game_index: int,

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from dune_env.engine.constants import Faction
+from dune_env.engine.decisions import DecisionKind
+from dune_env.environment.action_table import KIND_OFFSET
 from dune_env.human import PlayError, PlaySession
-from dune_env.human.terminal import run
+from dune_env.human.terminal import fix_command, menu, run, toggle_die
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +36,7 @@ def _dune_play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
 def test_a_whole_game_through_stdin() -> None:
     done = _dune_play(
         "--players", "4", "--you", "1", "--opponents", "aggressive", "economic", "ppo-4p",
-        "--seed", "5", stdin="h\nb\n" + "1\n" * 3000,
+        "--seed", "5", stdin="h\nb\n" + "1\nd\na\n1\n" * 1000,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -43,8 +45,56 @@ def test_a_whole_game_through_stdin() -> None:
     assert "Your decision (seat 1," in out and "    1. " in out
     assert "You: " in out
     assert "  | " in out  # the bots' moves narrated
-    assert "Game over." in out and "(you)" in out
+    assert "Game over. The game ended because " in out and "(you)" in out
     assert "Region" in out and "Pending: seat 1" in out  # the board as text
+    assert "How to play" in out and "docs/rules.md" in out  # the help explains the game
+    assert "[x] die 0 (faction die): " in out and "  d: fix " in out  # dice one by one
+    assert "(rules ROLL-2..4 in docs/rules.md)" in out  # each decision explained
+    assert "Note: " in out  # what the engine did for you, and why
+
+
+def _fix_dice_session() -> PlaySession:
+    """Seat 0's first roll, seven dice just rolled and no Shai-Hulud among them."""
+    for seed in range(100):
+        session = PlaySession(4, 0, ["random"], seed=seed)
+        session.play_bots()
+        state = session.game.state
+        if session.decision_name() == "FIX_DICE" and not any(state.dice_fixed):
+            if state.dice_faces[5] != 5:
+                return session
+    raise AssertionError("no seed gives a plain first roll")
+
+
+def test_dice_are_fixed_one_at_a_time_in_the_terminal() -> None:
+    """ROLL-2: the player picks dice one by one (never a list of 127 subsets), may put the last
+    one back, and "done" plays the composed subset as one FIX_DICE action."""
+    session = _fix_dice_session()
+    history = len(session.game.state.history)
+    out, read = _script(["3", "1", "u", "5", "d", "q"])
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    text = out.getvalue()
+    menus = [block for block in text.split("Your decision") if "Fix dice" in block[:40]]
+    assert all(block.count("\n    ") <= 8 for block in menus[:4])  # at most 7 dice + done
+    assert "[x] die 2 (faction die)" in text and "Put back die 0 (faction die)." in text
+    row = session.game.state.history[history]
+    assert (row.seat, row.kind, row.option) == (0, 4, 0b10100)  # die 2 and the region die
+
+
+def test_dice_numbers_stay_put_a_second_pick_puts_back_and_a_fixes_all() -> None:
+    """ROLL-2: a die keeps its number while picking; choosing it again puts it back; `d` with
+    nothing picked is a clear error; `a` fixes every die just rolled."""
+    session = _fix_dice_session()
+    picked: list[int] = []
+    before = [item.label[4:] for item in menu(session, picked)]
+    toggle_die(session, picked, 3)
+    assert picked == [3] and [item.label[4:] for item in menu(session, picked)] == before
+    assert menu(session, picked)[3].label.startswith("[x] die 3")
+    toggle_die(session, picked, 3)
+    assert picked == []
+    with pytest.raises(PlayError, match="pick at least one die first"):
+        fix_command(session, picked, everything=False)
+    offset = KIND_OFFSET[DecisionKind.FIX_DICE]
+    assert fix_command(session, picked, everything=True) == offset + 0b1111111
 
 
 def _script(lines: list[str]) -> tuple[io.StringIO, object]:
@@ -62,7 +112,7 @@ def test_undo_save_and_load(tmp_path: Path) -> None:
     session.play_bots()
     start = session.game.snapshot()
     save = tmp_path / "game.json"
-    out, read = _script(["2", "u", f"s {save}", "1", "1", f"l {save}", "b", "q"])
+    out, read = _script(["2", "d", "u", f"s {save}", "1", "d", f"l {save}", "b", "q"])
     assert run(session, read, out) == 0  # type: ignore[arg-type]
     text = out.getvalue()
     assert "Took back your last decision." in text

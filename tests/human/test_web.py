@@ -49,20 +49,71 @@ def test_play_a_whole_game_in_chromium(server: PlayServer, tmp_path: Path) -> No
         _wait(page)
         assert server.session.game.snapshot() == before
         moves = 0
+        notices = set()
         while page.get_attribute("#status", "data-over") != "1":
+            notices.update(page.locator("#notices .notice").all_text_contents())
             assert moves < 1000, "the game did not end"
             buttons = page.locator("#choices button")
-            assert buttons.count() == len(server.session.options()) > 0
-            # Alternate between the first and the last option so both ends are exercised.
-            (buttons.first if moves % 2 else buttons.last).click()
+            assert "docs/rules.md" in (page.text_content("#explain") or "")
+            if page.locator("#choices button[data-die]").count():
+                # Fixing dice: pick the first die and play "done" if that is legal, else all.
+                page.locator("#choices button[data-die]").first.click()
+                if moves % 2 and page.locator("#choices button[data-done]").is_enabled():
+                    page.locator("#choices button[data-done]").click()
+                else:
+                    page.locator("#choices button[data-all]").click()
+            else:
+                assert buttons.count() == len(server.session.options()) > 0
+                # Alternate between the first and the last option so both ends are exercised.
+                (buttons.first if moves % 2 else buttons.last).click()
             _wait(page)
             moves += 1
             if moves % 25 == 0:  # the drawn board is the engine's
                 assert page.evaluate(UNITS_JS) == units_on_map(server.session.game)
         assert server.session.over and moves > 10
+        # What the engine did for you is said (a last die fixed for you, ROLL-2).
+        assert any("The engine played for you" in line for line in notices), notices
         assert "Game over" in (page.text_content("#decision") or "")
+        assert "The game ended because " in (page.text_content("#explain") or "")  # END-n
         assert page.evaluate(UNITS_JS) == units_on_map(server.session.game)
         page.screenshot(path=str(tmp_path / "play.png"), full_page=True)
+        assert errors == []
+
+
+def test_dice_fixed_one_at_a_time_in_chromium(server: PlayServer) -> None:
+    """ROLL-2/3: the page lists the rolled dice as buttons (never 127 subsets); picks compose
+    the subset, u puts the last one back, and "done" plays it as one FIX_DICE action."""
+    with browser_page() as (page, errors):
+        page.goto(server.url)
+        page.wait_for_selector("#status[data-your-turn='1']")
+        assert "How to play" in (page.text_content("#howto") or "")
+        while server.session.decision_name() != "FIX_DICE" or any(
+            server.session.game.state.dice_fixed
+        ):
+            page.locator("#choices button").first.click()
+            _wait(page)
+        state = server.session.game.state
+        rolled_worm = state.dice_faces[5] == 5
+        assert page.locator("#choices button[data-die]").count() == 7  # one per die
+        assert not page.locator("#choices button[data-done]").is_enabled()  # nothing picked
+        assert "(rules ROLL-2..4 in docs/rules.md)" in (page.text_content("#explain") or "")
+        page.click("#choices button[data-die='2']")
+        page.click("#choices button[data-die='0']")
+        assert "Picked so far: " in (page.text_content("#picked") or "")
+        page.keyboard.press("u")  # puts die 0 back
+        assert page.get_attribute("#choices button[data-die='0']", "data-picked") == "0"
+        assert page.get_attribute("#choices button[data-die='2']", "data-picked") == "1"
+        page.click("#choices button[data-die='4']")
+        if rolled_worm:  # ROLL-3: "done" waits for the spice die
+            assert not page.locator("#choices button[data-done]").is_enabled()
+            assert "Shai-Hulud must be fixed" in (page.text_content("#dice") or "")
+            page.click("#choices button[data-die='5']")
+        history = len(state.history)
+        page.click("#choices button[data-done]")
+        _wait(page)
+        row = server.session.game.state.history[history]
+        assert (row.seat, row.kind) == (0, 4)
+        assert row.option == 0b10100 | (0b100000 if rolled_worm else 0)
         assert errors == []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -209,6 +210,41 @@ def test_a_suite_folder_names_one_of_its_runs(tmp_path: Path) -> None:
     (tmp_path / "4p" / "lineup0" / "summary.json").write_text("{}")
     with pytest.raises(ReplayError, match=r"holds a benchmark suite: .*4p/lineup0"):
         benchmark_record(tmp_path, 0)
+
+
+def test_a_suite_or_player_count_folder_with_players_and_lineup(tmp_path: Path) -> None:
+    """`dune-replay --benchmark SUITE --players N --lineup J` finds the run {N}p/lineup{J}; the
+    player-count folder takes --lineup; where a choice is missing, the one-line error lists
+    the choices."""
+    from dune_env.replay.record import benchmark_run_dir
+
+    run = tmp_path / "run"
+    run_benchmark(["aggressive", "random"], num_players=3, games=3, seed=2, workers=1,
+                  out_dir=run, progress=False, plots=False)  # fmt: skip
+    suite = tmp_path / "suite"
+    for players, lineup in ((3, 0), (3, 1), (4, 0)):
+        shutil.copytree(run, suite / f"{players}p" / f"lineup{lineup}")
+    (suite / "suite_summary.json").write_text("{}")
+    assert benchmark_run_dir(run) == run
+    assert benchmark_run_dir(suite, 3, 1) == suite / "3p" / "lineup1"
+    assert benchmark_run_dir(suite / "4p") == suite / "4p" / "lineup0"  # the only line-up
+    assert benchmark_run_dir(suite / "3p", lineup=0) == suite / "3p" / "lineup0"
+    with pytest.raises(ReplayError, match=r"holds a benchmark suite: add --players N \(N: 3, 4\)"):
+        benchmark_run_dir(suite)
+    with pytest.raises(ReplayError, match=r"holds 2 line-ups: add --lineup J \(J: 0 \(aggressive"):
+        benchmark_run_dir(suite, 3)
+    with pytest.raises(ReplayError, match="no line-up 7: use --lineup J"):
+        benchmark_run_dir(suite / "3p", lineup=7)
+    with pytest.raises(ReplayError, match="is a single run: drop --players/--lineup"):
+        benchmark_run_dir(run, lineup=0)
+    out = tmp_path / "g.html"
+    done = _cli("--benchmark", str(suite), "--players", "3", "--lineup", "1", "--game", "2",
+                "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert out.exists()
+    done = _cli("--benchmark", str(suite / "3p"), "--game", "2", "--out", str(out))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "--lineup J" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_run_folder_with_imported_policies_needs_trust(tmp_path: Path) -> None:

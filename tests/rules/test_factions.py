@@ -330,9 +330,10 @@ def test_atr_3_ally_lending_leader_without_units_in_the_region() -> None:
     assert n(game, HAR, RESERVE) == 10
 
 
-def test_atr_3_no_duel_when_the_atreides_ally_commits_no_leader() -> None:
-    """ATR-3 needs an Atreides leader in the battle ("where you and the opponent used a
-    leader"): an Atreides ally that keeps its leader gives the active player no duel."""
+def test_atr_3_duel_when_the_atreides_ally_keeps_its_leader_but_the_active_commits_one() -> None:
+    """ATR-3 (RULES.md: "both sides committed a leader and your side won"): the Atreides ally
+    keeps Leto home, the active Harkonnen commits its own leader and wins against a leader; the
+    Atreides' side committed a leader, so the duel saves the committed units of both."""
     game = (
         Scenario(FIVE)
         .units(HAR, Region.CARTHAG, 3)
@@ -358,10 +359,66 @@ def test_atr_3_no_duel_when_the_atreides_ally_commits_no_leader() -> None:
     bid(game, COR, unit_option(COR, REG), bid_leader_option(COR))
     assert last_battle(game) == (7, 4, ATTACKER_WINS)
     assert game.state.leaders[ATR] == [1, 1]  # Leto stayed on the card, Duncan in reserve
-    # No Atreides leader fought: the committed units are used up as usual.
+    assert n(game, HAR, CARD) == 2
+    assert n(game, ATR, CARD) == 1
+    assert game.state.leaders[HAR] == [0, 1]  # the leader goes to the reserve as usual
+
+
+def test_atr_3_atreides_attacker_winning_with_a_lent_leader_keeps_its_units() -> None:
+    """ATR-3: the Atreides attacker commits the Baron lent by its Harkonnen ally and 2 units
+    against Corrino's Shaddam and wins 6-3: both sides used a leader, so its 2 committed units
+    return to its card (the engine used to demand an Atreides leader and sent them to the
+    reserve)."""
+    game = (
+        Scenario(FIVE)
+        .units(ATR, Region.CARTHAG, 3)
+        .units(HAR, Region.ARRAKEEN, 1)
+        .leaders(HAR, 1)
+        .units(COR, Region.CARTHAG, 2)
+        .leaders(COR, 1)
+        .active(ATR)
+        .ally(HAR)
+        .at(Phase.BATTLE_SELECT)
+    )
+    expect(game, DecisionKind.LEND_LEADER, HAR)
+    game.apply(1)
+    bid(game, ATR, unit_option(ATR, REG), unit_option(ATR, REG), bid_leader_option(HAR))
+    bid(game, COR, bid_leader_option(COR))
+    assert last_battle(game) == (6, 3, ATTACKER_WINS)
+    assert n(game, ATR, CARD) == 2
+    assert n(game, ATR, Region.CARTHAG) == 1
+    assert n(game, ATR, RESERVE) == 9  # unchanged
+    assert game.state.leaders[HAR] == [0, 1]  # the lent Baron goes to its owner's reserve
+
+
+def test_atr_3_no_duel_for_the_atreides_ally_when_the_winners_commit_no_leader() -> None:
+    """ATR-3 needs a leader on both sides: the Harkonnen wins with units only against Corrino's
+    leader, so the committed units of the Atreides ally and of the active player are used up."""
+    game = (
+        Scenario(FIVE)
+        .units(HAR, Region.CARTHAG, 3)
+        .units(ATR, Region.CARTHAG, 2)
+        .leaders(ATR, 1)
+        .units(COR, Region.CARTHAG, 1)
+        .leaders(COR, 1)
+        .active(HAR)
+        .ally(ATR)
+        .at(Phase.BATTLE_SELECT)
+    )
+    expect(game, DecisionKind.LEND_LEADER, ATR)
+    game.apply(0)
+    bid(
+        game,
+        HAR,
+        unit_option(HAR, REG),
+        unit_option(HAR, REG),
+        unit_option(ATR, REG),
+        unit_option(ATR, REG),
+    )
+    bid(game, COR, bid_leader_option(COR))
+    assert last_battle(game) == (4, 3, ATTACKER_WINS)
     assert n(game, HAR, CARD) == 0
     assert n(game, ATR, CARD) == 0
-    assert n(game, HAR, RESERVE) == 11
     assert n(game, ATR, RESERVE) == 12
 
 

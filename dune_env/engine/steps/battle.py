@@ -382,10 +382,12 @@ def _side_losses(state: GameState, side: int, won: bool, factions: list[int]) ->
     the Guild's uncommitted losses."""
     region = state.battle_region
     duel_factions = set()
-    # ATR-3: an Atreides leader fought on the winning side against an enemy leader.
+    # ATR-3: the Atreides fought on the winning side and both sides committed a leader, whoever
+    # owns it (a leader lent by the Atreides' ally counts: "you and the opponent used a leader").
     if (
         won
-        and state.bid_leaders[side][Faction.ATREIDES] > 0
+        and int(Faction.ATREIDES) in factions
+        and sum(state.bid_leaders[side]) > 0
         and sum(state.bid_leaders[1 - side]) > 0
     ):
         duel_factions.add(int(Faction.ATREIDES))

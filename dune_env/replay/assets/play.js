@@ -23,25 +23,97 @@
     legend.appendChild(B.el("span", {}, key));
   }
 
+  let picked = [];  // FIX_DICE: the dice picked so far, in order (the page composes the subset)
+
+  document.getElementById("howto-text").textContent = meta.howToPlay || "";
+
+  function choice(label, attrs, onClick) {
+    const button = B.el("button", Object.assign({ class: "choice" }, attrs), label);
+    button.addEventListener("click", onClick);
+    return button;
+  }
+
+  // Fixing dice one at a time: a button per die just rolled (it keeps its place; a second click
+  // puts it back), "done" and "fix all". Every step (which dice may join, "done", the hint)
+  // comes from the server: the page holds no rule.
+  function drawDice(dice) {
+    const choices = document.getElementById("choices");
+    const info = document.getElementById("dice");
+    B.clear(choices);
+    B.clear(info);
+    const mask = picked.reduce((m, d) => m | (1 << d), 0);
+    const step = dice.steps[String(mask)];
+    info.appendChild(B.el("div", {}, dice.uses));
+    if (dice.fixed) info.appendChild(B.el("div", {}, `Fixed before: ${dice.fixed}`));
+    info.appendChild(B.el("div", { id: "picked" }, picked.length
+      ? `Picked so far: ${picked.map((d) => dice.labels[d]).join(", ")}`
+      : "Click the dice to fix, one at a time (again to put one back), then \"done\"."));
+    if (step.missing) info.appendChild(B.el("div", { class: "hint" }, `(${step.missing})`));
+    const buttons = dice.rolledDice.map((d) => choice(
+      `[${picked.includes(d) ? "x" : " "}] ${dice.names[d]}: ${dice.labels[d]}`,
+      { "data-die": d, "data-picked": picked.includes(d) ? "1" : "0" },
+      () => {
+        if (picked.includes(d)) {
+          picked = picked.filter((x) => x !== d);
+        } else if (step.pick.includes(d)) {
+          picked.push(d);
+        } else {
+          message.textContent = `${dice.names[d]} cannot be fixed with the dice picked`;
+          return;
+        }
+        message.textContent = "";
+        drawDice(dice);
+      }));
+    const done = choice(step.done ? `done: ${step.done}` : "done (pick the dice first)", { "data-done": "1" },
+      () => post("/api/act", { action: dice.offset + mask }));
+    done.disabled = !step.done;
+    buttons.push(done);
+    if (dice.all !== null) {
+      buttons.push(choice(`fix all: ${dice.allText}`, { "data-all": "1" },
+        () => post("/api/act", { action: dice.offset + dice.all })));
+    }
+    buttons.forEach((button, i) => {
+      button.textContent = `${i + 1}. ${button.textContent}`;
+      choices.appendChild(button);
+    });
+  }
+
+  let currentDice = null;
+
   function draw(state) {
     const frame = state.frame;
+    const guide = state.guide || {};
+    picked = [];
+    currentDice = null;
     B.drawPosition(layers, meta, frame);
     B.drawStatus(document.getElementById("state"), meta, frame);
     B.drawSeats(document.getElementById("seats"), meta, frame, meta.policies);
     B.drawSecrets(document.getElementById("secrets"), meta, frame, you);
     const head = document.getElementById("decision");
+    const explain = document.getElementById("explain");
     const choices = document.getElementById("choices");
+    const notices = document.getElementById("notices");
     B.clear(choices);
+    B.clear(document.getElementById("dice"));
+    B.clear(notices);
+    (guide.notices || []).forEach((line) => notices.appendChild(B.el("div", { class: "notice" }, `Note: ${line}`)));
+    explain.textContent = "";
     if (state.over) {
       const won = frame.winners.includes(meta.you);
       head.textContent = `Game over: ${frame.winners.length ? "seat(s) " + frame.winners.join(", ") + " won" : "nobody won"}. ${won ? "You win!" : "You lose."}`;
+      explain.textContent = guide.over || "";
     } else if (state.yourTurn) {
-      head.textContent = `${frame.decision.kind}: choose one of ${frame.decision.legal.length}`;
-      frame.decision.legal.forEach((id, i) => {
-        const button = B.el("button", { "data-action": id, class: "choice" }, `${i + 1}. ${state.names[String(id)]}`);
-        button.addEventListener("click", () => post("/api/act", { action: id }));
-        choices.appendChild(button);
-      });
+      head.textContent = guide.dice ? guide.title : `${guide.title}: choose one of ${frame.decision.legal.length}`;
+      explain.textContent = guide.explain || "";
+      if (guide.dice) {
+        currentDice = guide.dice;
+        drawDice(guide.dice);
+      } else {
+        frame.decision.legal.forEach((id, i) => {
+          choices.appendChild(choice(`${i + 1}. ${state.names[String(id)]}`, { "data-action": id },
+            () => post("/api/act", { action: id })));
+        });
+      }
     } else {
       head.textContent = "Waiting for the bots...";
     }
@@ -98,7 +170,15 @@
       const button = document.querySelectorAll("#choices button")[n - 1];
       if (button) button.click();
     } else if (event.key === "u") {
-      post("/api/undo");
+      if (picked.length && currentDice) {
+        picked.pop();
+        drawDice(currentDice);
+      } else {
+        post("/api/undo");
+      }
+    } else if (event.key === "h" || event.key === "?") {
+      const howto = document.getElementById("howto");
+      howto.open = !howto.open;
     }
   });
   window.dunePlay = { busy: () => busy };
