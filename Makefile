@@ -127,15 +127,18 @@ bench: $(BENCH_STAMP) build
 # `python -m build` (compiling required), the wheel installed into a fresh venv, and the tests of
 # tests/installed run there from outside the source tree.  CI runs it after `make test`.
 check-wheel: | $(PY)
-	rm -rf $(WHEEL_CHECK)
+	rm -rf $(WHEEL_CHECK) $(WHEEL_CHECK).log && mkdir -p build
 	$(PIP_INSTALL) build
-	DUNE_ENV_COMPILE=1 $(PY) -m build --outdir $(WHEEL_CHECK)/dist .
+	DUNE_ENV_COMPILE=1 $(PY) -m build --outdir $(WHEEL_CHECK)/dist . > $(WHEEL_CHECK).log 2>&1 \
+		|| (tail -n 40 $(WHEEL_CHECK).log; exit 1)
+	@tail -n 1 $(WHEEL_CHECK).log
 	$(PYTHON) -m venv $(WHEEL_CHECK)/venv
 	$(WHEEL_CHECK)/venv/bin/python -m pip install --quiet --upgrade pip
 	$(WHEEL_CHECK)/venv/bin/python -m pip install --quiet $(WHEEL_CHECK)/dist/*.whl pytest
-	cd $(WHEEL_CHECK) && venv/bin/python -m pip list --format=freeze > versions.txt
-	cd $(WHEEL_CHECK) && DUNE_ENV_WHEEL_CHECK=1 venv/bin/python -m pytest -q -p no:cacheprovider \
-		--rootdir=. $(CURDIR)/tests/installed
+	$(WHEEL_CHECK)/venv/bin/python -m pip list --format=freeze > $(WHEEL_CHECK)/versions.txt
+	cp tests/installed/test_installed_wheel.py $(WHEEL_CHECK)/
+	cd $(WHEEL_CHECK) && DUNE_ENV_WHEEL_CHECK=1 DUNE_ENV_SOURCE_TREE=$(CURDIR) \
+		venv/bin/python -m pytest -q -p no:cacheprovider test_installed_wheel.py
 
 # Refreshes constraints.txt: the newest versions pyproject.toml allows, resolved in a fresh venv
 # with every extra.  Run it, then `make test`, and commit both when green.

@@ -1,9 +1,10 @@
 """A user's install: the wheel `python -m build` makes, installed into a fresh venv with the newest
 versions pyproject.toml allows, runs compiled and plays the same games as the source tree.
 
-`make check-wheel` runs this file in that venv, from outside the source tree (CI does it after
-`make test`); elsewhere it is skipped.  This folder has no `__init__.py` on purpose: pytest must not
-put the source tree on `sys.path`, where its `dune_env` would shadow the installed one.
+`make check-wheel` copies this file out of the source tree and runs it in that venv (CI does it
+after `make test`), with DUNE_ENV_SOURCE_TREE naming the clone whose fixtures it compares with;
+elsewhere it is skipped.  Run from inside the clone, pytest would put the clone on `sys.path`
+(its `tests` package), and the clone's `dune_env` would shadow the installed one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from types import ModuleType
 
@@ -23,8 +25,8 @@ pytestmark = pytest.mark.skipif(
     reason="runs in `make check-wheel`'s venv, on the installed wheel",
 )
 
-TESTS = Path(__file__).resolve().parent.parent
-SOURCE_TREE = TESTS.parent
+SOURCE_TREE = Path(os.environ.get("DUNE_ENV_SOURCE_TREE", Path(__file__).parents[2])).resolve()
+TESTS = SOURCE_TREE / "tests"
 
 
 def _fingerprint_module() -> ModuleType:
@@ -41,7 +43,8 @@ def test_the_installed_package_is_the_wheel_and_runs_compiled() -> None:
     import dune_env
 
     package = Path(dune_env.__file__).resolve().parent
-    assert SOURCE_TREE not in package.parents, f"imported the source tree: {package}"
+    site_packages = Path(sysconfig.get_paths()["platlib"]).resolve()
+    assert package.parent == site_packages, f"imported {package}, not the installed wheel"
     info = dune_env.build_info()
     assert info["compiled"], dune_env.compiled_build.describe_build(info)
     assert info["compile_failure"] is None
