@@ -15,6 +15,10 @@ strings (names, `module:attr`, model paths; the `--trust-checkpoints` opt-in rid
 every node (a shared file system, or an installed package).  The tasks run in the driver's
 working directory when that folder exists on their node, so relative paths and `module:attr`
 policies from it resolve as they do locally.
+
+A driver killed outright (SIGKILL) cannot cancel its tasks: Ray fails the tasks a dead driver
+owns and stops its job's Ray workers; the game's worker process, forked by the Ray worker, dies
+with it (workers.py: parent-death signal, or a watching thread).
 """
 
 from __future__ import annotations
@@ -137,9 +141,7 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
         # runs only the harness's own Python code and leaves with os._exit, so the Ray
         # worker's threads (not copied by fork) are never needed in it.
         context = multiprocessing.get_context("fork")
-        pool = _RAY_POOLS[key] = WorkerPool(
-            1, move_timeout, max_decisions, context=context, exit_with_parent=True
-        )
+        pool = _RAY_POOLS[key] = WorkerPool(1, move_timeout, max_decisions, context=context)
     return next(iter(pool.play([spec])))
 
 
