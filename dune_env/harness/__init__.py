@@ -161,7 +161,7 @@ def run_benchmark(
             prepare_out_dir(directory, run, resume, overwrite)
             results_path = directory / RESULTS_FILE
             if resume:
-                rows = read_results(results_path, num_players)
+                rows = read_results(results_path, specs)
                 done = {r.game for r in rows}
                 specs = [s for s in specs if s.index not in done]
                 # Keep only complete games' rows (a crash may have cut the last one short): write
