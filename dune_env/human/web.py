@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..replay.frames import meta
-from ..replay.html import asset, embed_json
+from ..replay.html import asset, embed_json, fill_template
 from ..replay.record import ReplayRecord
 from .session import PlayError, PlaySession
 
@@ -90,15 +90,15 @@ def _read_json(rfile: Any, length_header: str | None) -> Any:
 
 
 def page_html(session: PlaySession) -> str:
-    page = asset("play.html")
-    for key, value in (
-        ("%%CSS%%", asset("viewer.css")),
-        ("%%BOARD_JS%%", asset("board.js")),
-        ("%%PLAY_JS%%", asset("play.js")),
-        ("%%META%%", embed_json(session_meta(session))),
-    ):
-        page = page.replace(key, value)
-    return page
+    return fill_template(
+        asset("play.html"),
+        {
+            "CSS": asset("viewer.css"),
+            "BOARD_JS": asset("board.js"),
+            "PLAY_JS": asset("play.js"),
+            "META": embed_json(session_meta(session)),
+        },
+    )
 
 
 def session_meta(session: PlaySession) -> dict[str, Any]:
