@@ -148,6 +148,7 @@ def run_benchmark(
         directory = Path(out_dir) if out_dir is not None else None
         sink = None
         rows: list[SeatResult] = []
+        done: set[int] = set()  # games kept from the run being resumed
         if directory is not None:
             run = {
                 "policies": list(policies),
@@ -180,8 +181,10 @@ def run_benchmark(
         interrupted = False
         workers_used = pool.size  # under Ray with workers=None: the cluster's CPUs
         games_played = pool.play(specs)
+        played_now = 0  # finished or failed in this session (a resume keeps the others)
         try:
             for _spec, result in games_played:
+                played_now += 1
                 if isinstance(result, GameFailure):
                     failures.append(result)
                 else:
@@ -217,7 +220,9 @@ def run_benchmark(
         "max_decisions": max_decisions,
         "resumed": resume,
         "seconds": elapsed,
-        "games_per_second": summary["games"] / elapsed if elapsed > 0 else 0.0,
+        "games_played": played_now,
+        "games_resumed": len(done),
+        "games_per_second": played_now / elapsed if played_now and elapsed > 0 else 0.0,
     }
     summary["meta"] = meta
     if directory is not None:

@@ -4,6 +4,7 @@ tampered file is refused, naming its first bad row, instead of being summarised 
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -166,3 +167,16 @@ def test_command_names_the_bad_row_in_one_line(
     assert code == 2
     assert len(err.strip().splitlines()) == 1, err
     assert "line 20 (game" in err and "a second row for game" in err
+
+
+def test_a_resume_that_plays_nothing_reports_no_speed(
+    finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 21, item 6: the speed counts only the games played in this session."""
+    out = _copy(finished_run, tmp_path)
+    argv = ["--policies", *POLICIES, "--players", "3", "--games", "6", "--seed", "4"]
+    assert bench_main([*argv, "--out", str(out), "--resume", "--no-progress", "--no-plots"]) == 0
+    printed = capsys.readouterr().out
+    meta = json.loads((out / "summary.json").read_text())["meta"]
+    assert meta["games_played"] == 0 and meta["games_per_second"] == 0.0
+    assert "games/s" not in printed and "6 games (none played now" in printed
