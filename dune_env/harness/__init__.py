@@ -123,8 +123,15 @@ def run_benchmark(
     backend: all cores), with results identical to the local backend's: see harness/backends.py."""
     from ..policies.registry import load_policy, trusted
     from .backends import check_backend, check_ray_policies, open_backend
-    from .outputs import RESULTS_FILE, prepare_out_dir, progress_bar, read_results, write_output
-    from .workers import DEFAULT_MOVE_TIMEOUT
+    from .outputs import (
+        RESULTS_FILE,
+        open_output,
+        prepare_out_dir,
+        progress_bar,
+        read_results,
+        write_output,
+    )
+    from .workers import DEFAULT_MOVE_TIMEOUT, POLICY_OUTPUT_CAP, POLICY_OUTPUT_FILE
 
     check_options(num_players, games, seed, workers, config)
     check_backend(backend, address)
@@ -144,8 +151,10 @@ def run_benchmark(
     _single_threaded_torch()
     specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
     # Connect first (Ray: a bad address or cluster fails here, before anything is written).
-    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
-        directory = Path(out_dir) if out_dir is not None else None
+    directory = Path(out_dir) if out_dir is not None else None
+    output_log = directory / POLICY_OUTPUT_FILE if directory is not None else None
+    log_name = str(output_log) if output_log is not None else None
+    with open_backend(backend, workers, timeout, max_decisions, address, log_name) as pool:
         sink = None
         rows: list[SeatResult] = []
         done: set[int] = set()  # games kept from the run being resumed
@@ -160,6 +169,7 @@ def run_benchmark(
                 "max_decisions": max_decisions,
             }
             prepare_out_dir(directory, run, resume, overwrite)
+            open_output(directory / POLICY_OUTPUT_FILE, append=resume).close()
             results_path = directory / RESULTS_FILE
             if resume:
                 rows = read_results(results_path, specs)
@@ -226,8 +236,20 @@ def run_benchmark(
     }
     summary["meta"] = meta
     if directory is not None:
+        assert output_log is not None
+        printed = output_log.stat().st_size if output_log.is_file() else 0
+        if not printed and output_log.is_file() and not output_log.is_symlink():
+            output_log.unlink()  # nothing printed: no file
+        meta["policy_output_bytes"] = printed
+        report = markdown_report(summary, meta)
+        if printed:
+            report += (
+                f"\nThe policies printed output: {printed} bytes are in {POLICY_OUTPUT_FILE} "
+                f"(stdout and stderr of the worker processes; at most {POLICY_OUTPUT_CAP} "
+                "bytes are kept, the rest is dropped).\n"
+            )
         write_json(directory / "summary.json", summary)
-        write_output(directory / "report.md", markdown_report(summary, meta))
+        write_output(directory / "report.md", report)
         if failures:
             write_output(
                 directory / "failures.txt",

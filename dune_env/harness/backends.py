@@ -56,15 +56,19 @@ def open_backend(
     move_timeout: float,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     address: str | None = None,
+    output_log: str | None = None,
 ) -> Any:
     """A context manager whose `play(specs)` yields (spec, rows or failure) as games finish.
-    `workers`: worker processes (local) or most tasks in flight (ray; None: the cluster's CPUs)."""
+    `workers`: worker processes (local) or most tasks in flight (ray; None: the cluster's CPUs).
+    `output_log`: the file that takes what the policies print (local; on Ray it goes to Ray's
+    worker logs)."""
     check_backend(backend, address)
     if backend == "ray":
         return RayBackend(workers, move_timeout, max_decisions, address)
     from .workers import WorkerPool
 
-    return WorkerPool(workers or os.cpu_count() or 1, move_timeout, max_decisions)
+    size = workers or os.cpu_count() or 1
+    return WorkerPool(size, move_timeout, max_decisions, output_log=output_log)
 
 
 def import_ray() -> Any:

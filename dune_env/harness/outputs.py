@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .runner import GameSpec, SeatResult
+from .workers import POLICY_OUTPUT_FILE
 
 RUN_FILE = "run.json"  # the run's parameters, compared on --resume
 RESULTS_FILE = "results.csv"
@@ -51,6 +52,7 @@ OUTPUT_FILES = (
     "summary.json",
     "report.md",
     "failures.txt",
+    POLICY_OUTPUT_FILE,
     "win_rate.png",
     "win_rate_by_faction.png",
     "strength.png",
