@@ -50,9 +50,9 @@ def play(num_players: int, seed: int, variant: dict[str, Any]) -> tuple[str, int
     from tests.invariants import check_invariants
 
     chooser = random.Random(seed * 7919 + num_players)
-    game = Game(GameConfig(num_players=num_players, **variant), seed=seed)
     decisions = 0
     try:
+        game = Game(GameConfig(num_players=num_players, **variant), seed=seed)
         check_invariants(game.state)
         while not game.terminal:
             options = game.legal_options()
