@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BAD = "tests.harness.bad_policies"
 
 pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/task").is_dir(), reason="finds the workers through /proc (Linux)"
+    not Path(f"/proc/self/task/{os.getpid()}/children").exists(),
+    reason="finds the workers through /proc/PID/task/TID/children (Linux)",
 )
 
 
