@@ -20,6 +20,7 @@ from .constants import (
     MIN_PLAYERS,
     available_factions,
 )
+from .shown import shown
 
 FACTION_MODES: Final = ("random", "assigned", "draft")
 FACE_DANCER_MODES: Final = ("dice", "spice")
@@ -39,10 +40,19 @@ def check_seed(seed: object, what: str = "seed") -> int:
             raise TypeError
         value = operator.index(seed)  # type: ignore[arg-type]
     except TypeError:
-        raise TypeError(f"{what} must be an int in 0..2**64-1, not {seed!r}") from None
+        raise TypeError(f"{what} must be an int in 0..2**64-1, not {shown(seed)}") from None
     if not 0 <= value < SEED_LIMIT:
-        raise ValueError(f"{what}={value} is outside 0..2**64-1")
+        raise ValueError(f"{what}={shown(value)} is outside 0..2**64-1")
     return value
+
+
+def _as_tuple(value: Any, name: str) -> tuple[Any, ...]:
+    if isinstance(value, (str, bytes, dict)):
+        raise ConfigError(f"{name} must be a list, not {shown(value)}")
+    try:
+        return tuple(value)
+    except TypeError:
+        raise ConfigError(f"{name} must be a list, not {shown(value)}") from None
 
 
 # A plain Python class also when compiled: it validates its arguments itself (ConfigError, not a
@@ -95,45 +105,53 @@ class GameConfig:
     record_events: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int):
-            raise ConfigError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}")
-        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+        # Fields are read as plain objects: compiled code would check a declared type on access
+        # and raise its own TypeError before these checks name the field and the bad value.
+        raw: dict[str, Any] = vars(self)
+        num_players = raw["num_players"]
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ConfigError(
-                f"num_players={self.num_players} is not allowed: the game is for "
+                f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not "
+                f"{shown(num_players)}"
+            )
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ConfigError(
+                f"num_players={shown(num_players)} is not allowed: the game is for "
                 f"{MIN_PLAYERS} to {MAX_PLAYERS} players"
             )
-        allowed = available_factions(self.num_players)
+        allowed = available_factions(num_players)
         allowed_text = ", ".join(f"{f}={FACTION_NAMES[f]}" for f in allowed)
-        if self.faction_mode not in FACTION_MODES:
+        faction_mode, factions = raw["faction_mode"], raw["factions"]
+        if not isinstance(faction_mode, str) or faction_mode not in FACTION_MODES:
             raise ConfigError(
-                f"faction_mode={self.faction_mode!r} is unknown; use one of {FACTION_MODES}"
+                f"faction_mode={shown(faction_mode)} is unknown; use one of {FACTION_MODES}"
             )
-        if self.faction_mode == "assigned":
-            if self.factions is None:
+        if faction_mode == "assigned":
+            if factions is None:
                 raise ConfigError("faction_mode='assigned' needs factions: one id per seat")
-            facs = tuple(self.factions)
+            facs = _as_tuple(factions, "factions")
             object.__setattr__(self, "factions", facs)
-            if len(facs) != self.num_players:
-                raise ConfigError(
-                    f"factions has {len(facs)} entries but num_players={self.num_players}"
-                )
+            if len(facs) != num_players:
+                raise ConfigError(f"factions has {len(facs)} entries but num_players={num_players}")
             for f in facs:
                 if isinstance(f, bool) or not isinstance(f, int) or f not in allowed:
                     raise ConfigError(
-                        f"faction {f!r} is not available with {self.num_players} players; "
+                        f"faction {shown(f)} is not available with {num_players} players; "
                         f"allowed: {allowed_text}"
                     )
             if len(set(facs)) != len(facs):
                 raise ConfigError(f"factions {facs} names a faction twice; each at most once")
-        elif self.factions is not None:
+        elif factions is not None:
             raise ConfigError(
-                f"factions is given but faction_mode={self.faction_mode!r}; "
+                f"factions is given but faction_mode={shown(faction_mode)}; "
                 "set faction_mode='assigned' to use it"
             )
-        west = tuple(self.region_die_west_faces)
+        west = _as_tuple(raw["region_die_west_faces"], "region_die_west_faces")
         object.__setattr__(self, "region_die_west_faces", west)
         if any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 6 for s in west):
-            raise ConfigError(f"region_die_west_faces={west} must list sectors from 1 to 6 (CL-1)")
+            raise ConfigError(
+                f"region_die_west_faces={shown(west)} must list sectors from 1 to 6 (CL-1)"
+            )
         if len(set(west)) != len(west):
             raise ConfigError(f"region_die_west_faces={west} repeats a sector")
         for name in (
@@ -146,21 +164,22 @@ class GameConfig:
             "record_events",
         ):
             if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        if self.face_dancers not in FACE_DANCER_MODES:
+                raise ConfigError(f"{name} must be True or False, not {shown(getattr(self, name))}")
+        face_dancers = raw["face_dancers"]
+        if not isinstance(face_dancers, str) or face_dancers not in FACE_DANCER_MODES:
             raise ConfigError(
-                f"face_dancers={self.face_dancers!r} is unknown; use one of {FACE_DANCER_MODES}"
+                f"face_dancers={shown(face_dancers)} is unknown; use one of {FACE_DANCER_MODES}"
             )
         for name in ("win_reward", "loss_reward"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"{name} must be a number, not {value!r}")
+                raise ConfigError(f"{name} must be a number, not {shown(value)}")
             try:
                 finite = math.isfinite(float(value))
             except OverflowError:
                 finite = False
             if not finite:
-                raise ConfigError(f"{name}={value!r} must be a finite number (END-7 reward)")
+                raise ConfigError(f"{name}={shown(value)} must be a finite number (END-7 reward)")
 
     @property
     def alliances_allowed(self) -> bool:

@@ -453,9 +453,10 @@ class Game:
         return cls.from_state(GameState.from_dict(snapshot))
 
     @classmethod
-    def from_json(cls, text: str) -> Game:
-        """Restore from snapshot JSON text: malformed text, duplicate keys or nesting too deep
-        for a snapshot are a SnapshotError like any impossible field."""
+    def from_json(cls, text: object) -> Game:
+        """Restore from snapshot JSON text (str, bytes or bytearray): anything else, malformed
+        text, duplicate keys or nesting too deep for a snapshot are a SnapshotError like any
+        impossible field."""
         from .validate import parse_snapshot_json
 
         return cls.restore(parse_snapshot_json(text))

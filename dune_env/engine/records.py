@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
 from .constants import NO_ONE, NUM_FACTIONS, NUM_REGIONS, NUM_UNIT_TYPES
+from .shown import shown
 
 ANY_LENGTH: Final = -1
 
@@ -137,7 +138,7 @@ def check_flat(flat: object, fields: Sequence[RecordField], what: str) -> str:
         for i in range(start, stop):
             x = flat[i]
             if isinstance(x, bool) or not isinstance(x, int) or not f.lo <= x <= f.hi:
-                return f"{what}[{i}] ({f.name})={x!r} must be an int in {f.lo}..{f.hi}"
+                return f"{what}[{i}] ({f.name})={shown(x)} must be an int in {f.lo}..{f.hi}"
         start = stop
     return ""
 

@@ -25,6 +25,7 @@ from .decisions import NUM_DECISION_KINDS, OPTION_COUNTS, DecisionKind
 from .events import check_event, render
 from .records import LAST_BATTLE_FIELDS, HistoryRow, LastBattle, check_flat, frozen_history
 from .rng import ChanceRng
+from .shown import parse_int, shown
 from .state import (
     ANY_LENGTH,
     FLAG,
@@ -66,9 +67,10 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-def parse_snapshot_json(text: str) -> Any:
-    """Parse snapshot JSON text: duplicate keys, over-deep nesting and oversized text are a
-    SnapshotError (not silently merged, not a RecursionError)."""
+def parse_snapshot_json(text: object) -> Any:
+    """Parse snapshot JSON text (str, bytes or bytearray): duplicate keys, over-deep nesting and
+    oversized text are a SnapshotError (not silently merged, not a RecursionError); an integer
+    too long for Python to read stays a marker that the field's check names."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise SnapshotError(f"snapshot JSON must be text, not {type(text).__name__}")
     if len(text) > MAX_SNAPSHOT_CHARS:
@@ -76,19 +78,21 @@ def parse_snapshot_json(text: str) -> Any:
             f"snapshot JSON has {len(text)} characters; at most {MAX_SNAPSHOT_CHARS} are read"
         )
     try:
-        return json.loads(text, object_pairs_hook=_refuse_duplicates)
+        return json.loads(text, object_pairs_hook=_refuse_duplicates, parse_int=parse_int)
     except RecursionError:
         raise SnapshotError("snapshot JSON is nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"snapshot is not valid JSON: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"snapshot JSON is not UTF-8 text: {exc}") from exc
 
 
 def _int(data: dict[str, Any], name: str, lo: int, hi: int) -> int:
     value = data.get(name)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SnapshotError(f"snapshot field {name!r} must be an int, got {value!r}")
+        raise SnapshotError(f"snapshot field {name!r} must be an int, got {shown(value)}")
     if not lo <= value <= hi:
-        raise SnapshotError(f"snapshot field {name!r}={value} is outside {lo}..{hi}")
+        raise SnapshotError(f"snapshot field {name!r}={shown(value)} is outside {lo}..{hi}")
     return value
 
 
@@ -100,7 +104,9 @@ def _int_list(data: dict[str, Any], name: str, length: int | None, lo: int, hi: 
         raise SnapshotError(f"snapshot field {name!r} must have {length} entries, has {len(value)}")
     for i, x in enumerate(value):
         if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-            raise SnapshotError(f"snapshot field {name}[{i}]={x!r} must be an int in {lo}..{hi}")
+            raise SnapshotError(
+                f"snapshot field {name}[{i}]={shown(x)} must be an int in {lo}..{hi}"
+            )
     return list(value)
 
 
@@ -126,7 +132,8 @@ def validate_snapshot(data: Any) -> GameState:
         raise SnapshotError(f"snapshot has unknown field(s) {sorted(extra)}")
     if data["version"] != SNAPSHOT_VERSION:
         raise SnapshotError(
-            f"snapshot field 'version'={data['version']!r}; this engine reads {SNAPSHOT_VERSION}"
+            f"snapshot field 'version'={shown(data['version'])}; "
+            f"this engine reads {SNAPSHOT_VERSION}"
         )
     if not isinstance(data["config"], dict):
         raise SnapshotError("snapshot field 'config' must be an object")
@@ -492,7 +499,7 @@ def _events(events: Any) -> list[tuple[int, ...]]:
             render(item)
         except (IndexError, KeyError, ValueError, TypeError) as exc:
             raise SnapshotError(
-                f"snapshot field {name}={event} is not a valid event: {exc}"
+                f"snapshot field {name}={shown(event)} is not a valid event: {exc}"
             ) from exc
         out.append(item)
     return out

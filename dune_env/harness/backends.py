@@ -15,6 +15,10 @@ strings (names, `module:attr`, model paths; the `--trust-checkpoints` opt-in rid
 every node (a shared file system, or an installed package).  The tasks run in the driver's
 working directory when that folder exists on their node, so relative paths and `module:attr`
 policies from it resolve as they do locally.
+
+A driver killed outright (SIGKILL) cannot cancel its tasks: Ray fails the tasks a dead driver
+owns and stops its job's Ray workers; the game's worker process, forked by the Ray worker, dies
+with it (workers.py: parent-death signal, or a watching thread).
 """
 
 from __future__ import annotations
@@ -52,15 +56,19 @@ def open_backend(
     move_timeout: float,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     address: str | None = None,
+    output_log: str | None = None,
 ) -> Any:
     """A context manager whose `play(specs)` yields (spec, rows or failure) as games finish.
-    `workers`: worker processes (local) or most tasks in flight (ray; None: the cluster's CPUs)."""
+    `workers`: worker processes (local) or most tasks in flight (ray; None: the cluster's CPUs).
+    `output_log`: the file that takes what the policies print (local; on Ray it goes to Ray's
+    worker logs)."""
     check_backend(backend, address)
     if backend == "ray":
         return RayBackend(workers, move_timeout, max_decisions, address)
     from .workers import WorkerPool
 
-    return WorkerPool(workers or os.cpu_count() or 1, move_timeout, max_decisions)
+    size = workers or os.cpu_count() or 1
+    return WorkerPool(size, move_timeout, max_decisions, output_log=output_log)
 
 
 def import_ray() -> Any:
@@ -137,9 +145,7 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
         # runs only the harness's own Python code and leaves with os._exit, so the Ray
         # worker's threads (not copied by fork) are never needed in it.
         context = multiprocessing.get_context("fork")
-        pool = _RAY_POOLS[key] = WorkerPool(
-            1, move_timeout, max_decisions, context=context, exit_with_parent=True
-        )
+        pool = _RAY_POOLS[key] = WorkerPool(1, move_timeout, max_decisions, context=context)
     return next(iter(pool.play([spec])))
 
 

@@ -99,13 +99,15 @@ def _open_results(
     directory: Path, run: dict[str, Any], specs: list[GameSpec], resume: bool, overwrite: bool
 ) -> tuple[list[SeatResult], CsvSink, list[GameSpec]]:
     """Prepare the output folder: (rows already played, the results sink, games to play)."""
-    from .outputs import RESULTS_FILE, prepare_out_dir, read_results
+    from .outputs import RESULTS_FILE, open_output, prepare_out_dir, read_results
+    from .workers import POLICY_OUTPUT_FILE
 
     prepare_out_dir(directory, run, resume, overwrite)
+    open_output(directory / POLICY_OUTPUT_FILE, append=resume).close()
     results_path = directory / RESULTS_FILE
     if not resume:
         return [], CsvSink(results_path), specs
-    rows = read_results(results_path, run["num_players"])
+    rows = read_results(results_path, specs)
     done = {r.game for r in rows}
     # Keep only complete games' rows (a crash may have cut the last one short): write them to a
     # new file that replaces the old one whole, then append to it.
@@ -119,13 +121,15 @@ def _open_results(
 
 def _collect(
     games: Generator[Item, None, None], rows: list[SeatResult], sink: CsvSink | None, bar: Any
-) -> tuple[list[GameFailure], bool]:
+) -> tuple[list[GameFailure], bool, int]:
     """Gather the games as they finish (rows written at once) into `rows`, sorted at the end:
-    (failures, interrupted)."""
+    (failures, interrupted, games finished or failed in this session)."""
     failures: list[GameFailure] = []
     interrupted = False
+    played = 0
     try:
         for _spec, result in games:
+            played += 1
             if isinstance(result, GameFailure):
                 failures.append(result)
             else:
@@ -144,7 +148,7 @@ def _collect(
             bar.close()
     rows.sort(key=lambda r: (r.game, r.seat))
     failures.sort(key=lambda f: f.game)
-    return failures, interrupted
+    return failures, interrupted, played
 
 
 def _finish_run(
@@ -152,11 +156,24 @@ def _finish_run(
 ) -> None:
     """Write summary.json, report.md, failures.txt and the plots into the output folder."""
     from .outputs import write_output
+    from .workers import POLICY_OUTPUT_CAP, POLICY_OUTPUT_FILE
 
     if directory is None:
         return
+    output_log = directory / POLICY_OUTPUT_FILE
+    printed = output_log.stat().st_size if output_log.is_file() else 0
+    if not printed and output_log.is_file() and not output_log.is_symlink():
+        output_log.unlink()  # nothing printed: no file
+    summary["meta"]["policy_output_bytes"] = printed
+    report = markdown_report(summary, summary["meta"])
+    if printed:
+        report += (
+            f"\nThe policies printed output: {printed} bytes are in {POLICY_OUTPUT_FILE} "
+            f"(stdout and stderr of the worker processes; at most {POLICY_OUTPUT_CAP} "
+            "bytes are kept, the rest is dropped).\n"
+        )
     write_json(directory / "summary.json", summary)
-    write_output(directory / "report.md", markdown_report(summary, summary["meta"]))
+    write_output(directory / "report.md", report)
     if failures:
         write_output(
             directory / "failures.txt",
@@ -184,12 +201,17 @@ _META_KEYS = (
 )
 
 
-def _meta(run: dict[str, Any], extra: dict[str, Any], elapsed: float, games: int) -> dict[str, Any]:
-    """summary.json's "meta": the run's parameters, how it was played, how long it took."""
+def _meta(
+    run: dict[str, Any], extra: dict[str, Any], elapsed: float, played: int, resumed: int
+) -> dict[str, Any]:
+    """summary.json's "meta": the run's parameters, how it was played, how long it took (the
+    speed counts only the games played in this session: a resume keeps the others)."""
     values = {**run, "games_requested": run["games"], **extra}
     meta = {key: values[key] for key in _META_KEYS}
     meta["seconds"] = elapsed
-    meta["games_per_second"] = games / elapsed if elapsed > 0 else 0.0
+    meta["games_played"] = played
+    meta["games_resumed"] = resumed
+    meta["games_per_second"] = played / elapsed if played and elapsed > 0 else 0.0
     meta["software"] = software_record()  # the build, versions and commit behind the figures
     return meta
 
@@ -256,6 +278,7 @@ def run_benchmark(
     backend: all cores), with results identical to the local backend's: see harness/backends.py."""
     from .backends import open_backend
     from .outputs import progress_bar
+    from .workers import POLICY_OUTPUT_FILE
 
     check_options(num_players, games, seed, workers, config)
     timeout = _checked_timeout(move_timeout)
@@ -270,23 +293,25 @@ def run_benchmark(
         "duplicate": duplicate,
         "max_decisions": max_decisions,
     }
+    directory = Path(out_dir) if out_dir is not None else None
+    output_log = str(directory / POLICY_OUTPUT_FILE) if directory is not None else None
     # Connect first (Ray: a bad address or cluster fails here, before anything is written).
-    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
-        directory = Path(out_dir) if out_dir is not None else None
+    with open_backend(backend, workers, timeout, max_decisions, address, output_log) as pool:
         rows: list[SeatResult] = []
         sink = None
         if directory is not None:
             rows, sink, specs = _open_results(directory, run, specs, resume, overwrite)
+        resumed = len({r.game for r in rows})
         label = progress if isinstance(progress, str) else f"{num_players}p benchmark"
         bar = progress_bar(len(specs), label) if progress else None
         start = time.perf_counter()
-        failures, interrupted = _collect(play_items(pool, specs), rows, sink, bar)
+        failures, interrupted, played = _collect(play_items(pool, specs), rows, sink, bar)
         elapsed = time.perf_counter() - start
     summary = summarise(rows, failures, duplicate=duplicate, bootstrap=bootstrap, seed=seed)
     summary["incomplete"] = interrupted
-    played = {"workers": pool.size, "backend": backend, "move_timeout": timeout}  # Ray: its CPUs
-    played |= {"bootstrap": bootstrap, "resumed": resume}
-    summary["meta"] = _meta(run, played, elapsed, summary["games"])
+    how = {"workers": pool.size, "backend": backend, "move_timeout": timeout}  # Ray: its CPUs
+    how |= {"bootstrap": bootstrap, "resumed": resume}
+    summary["meta"] = _meta(run, how, elapsed, played, resumed)
     _finish_run(directory, summary, failures, plots and bool(rows))
     if interrupted:
         raise KeyboardInterrupt

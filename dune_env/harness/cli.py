@@ -267,10 +267,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         written = sum(1 for _, where in kept if not isinstance(where, str))
         print(f"\n{written} replay(s) written to {out}/replays/ (listed in report.md)")
-    print(
-        f"\n{result.summary['games']} games in {meta['seconds']:.1f} s "
-        f"({meta['games_per_second']:.1f} games/s); report written to {out}/report.md"
-    )
+    if not meta["games_resumed"]:
+        pace = f"in {meta['seconds']:.1f} s ({meta['games_per_second']:.1f} games/s)"
+    elif meta["games_played"]:
+        pace = f"({meta['games_played']} played now in {meta['seconds']:.1f} s, "
+        pace += f"{meta['games_per_second']:.1f} games/s)"
+    else:
+        pace = "(none played now: the run was complete)"
+    print(f"\n{result.summary['games']} games {pace}; report written to {out}/report.md")
     if result.failures:
         print(f"{len(result.failures)} game(s) failed; see {out}/failures.txt", file=sys.stderr)
         for failure in result.failures[:3]:

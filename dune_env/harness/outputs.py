@@ -9,11 +9,14 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import IO, Any
 
+from ..match import GameSpec
 from .types import SeatResult
+from .workers import POLICY_OUTPUT_FILE
 
 RUN_FILE = "run.json"  # the run's parameters, compared on --resume
 RESULTS_FILE = "results.csv"
@@ -73,6 +76,7 @@ OUTPUT_FILES = (
     "summary.json",
     "report.md",
     "failures.txt",
+    POLICY_OUTPUT_FILE,
     "win_rate.png",
     "win_rate_by_faction.png",
     "strength.png",
@@ -128,34 +132,26 @@ def _jsonable(data: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def read_results(path: Path, num_players: int) -> list[SeatResult]:
-    """The complete games (every seat's row present) of an earlier run's results.csv."""
+def read_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
+    """The complete games of an earlier run's results.csv, every row checked against the run's
+    schedule `specs` (resume_check.py): OutputError names the first row it could not produce."""
+    from .resume_check import BadRow, read_checked_results
+
     if not path.exists():
         return []
     if path.is_symlink():
         raise OutputError(f"{path} is a symbolic link; refusing to read it")
-    types = {f.name: f.type for f in fields(SeatResult)}
-    rows: list[SeatResult] = []
-    with path.open(newline="", encoding="utf-8") as handle:
-        for record in csv.DictReader(handle):
-            try:
-                values: dict[str, Any] = {}
-                for name, kind in types.items():
-                    raw = record[name]
-                    if kind in (float, "float"):
-                        values[name] = float(raw)
-                    elif kind in (int, "int"):
-                        values[name] = int(raw)
-                    else:
-                        values[name] = raw
-                rows.append(SeatResult(**values))
-            except (KeyError, TypeError, ValueError):
-                continue  # a row cut short by a crash: that game is played again
-    seats: dict[int, set[int]] = {}
-    for row in rows:
-        seats.setdefault(row.game, set()).add(row.seat)
-    complete = {g for g, s in seats.items() if s == set(range(num_players))}
-    return [r for r in rows if r.game in complete]
+    try:
+        return read_checked_results(path, specs)
+    except BadRow as exc:
+        raise OutputError(
+            f"cannot resume {path.parent}: {exc}; restore that file, or delete the game's rows "
+            "to have it played again"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OutputError(
+            f"cannot resume {path.parent}: {path.name} is unreadable ({exc})"
+        ) from None
 
 
 def default_out_dir(base: str = "runs/benchmark") -> Path:

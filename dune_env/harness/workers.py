@@ -9,7 +9,14 @@ parent watches:
 - a worker that dies (os._exit, a signal, a crash in native code) loses its game ("crash") and
   is replaced;
 - a policy's SystemExit or KeyboardInterrupt is caught in the worker ("exit"); workers ignore
-  SIGINT, so the user's Ctrl-C reaches only the parent, which stops every worker at once.
+  SIGINT, so the user's Ctrl-C reaches only the parent, which stops every worker at once;
+- what a policy prints (stdout and stderr, also C-level writes to the file descriptors) goes to
+  the run's POLICY_OUTPUT_FILE, not to the benchmark's own output: at most POLICY_OUTPUT_CAP
+  bytes are kept, the rest is dropped (a line says so);
+- a worker dies with its parent, even one killed with SIGKILL (which no cleanup code sees): on
+  Linux the kernel sends it SIGKILL (PR_SET_PDEATHSIG), elsewhere a thread in the worker sees
+  it re-parented within a second and kills it.  A hung or memory-hungry policy is never left
+  running with nobody to stop it.
 
 Games are independent and seeded, so which worker plays which game changes nothing.
 """
@@ -31,24 +38,76 @@ from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
 _POLL = 0.5  # longest sleep between watchdog checks (seconds)
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+POLICY_OUTPUT_FILE = "policy-output.log"
+POLICY_OUTPUT_CAP = 10 << 20  # bytes kept of what the policies print, over all workers
 
 Item = Played  # the outcome is turned into rows by the caller (types.as_rows)
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Leave when the parent process is gone (a Ray worker killed by a cancel has no chance to
-    stop its children)."""
-    while os.getppid() == parent:
+def _watch_parent(ppid: int) -> None:
+    """Kill this process once its parent is gone (the portable fallback of `_die_with_parent`):
+    re-parented, or the parent's sentinel pipe closed (spawn and forkserver workers)."""
+    parent = multiprocessing.parent_process()
+    while os.getppid() == ppid and (parent is None or parent.is_alive()):
         time.sleep(1.0)
     os.kill(os.getpid(), signal.SIGKILL)  # from a thread: the whole process, at once
 
 
+def _die_with_parent(parent: int, kernel_signal: bool) -> None:
+    """Make this worker die when the process `parent` that started it does, however it ends.
+    `kernel_signal`: ask Linux to send SIGKILL at the parent's death, when the worker is its
+    direct child forked from its main thread (the kernel's signal follows the forking thread)."""
+    ppid = os.getppid()
+    if kernel_signal and ppid == parent and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: the thread below still watches
+        if os.getppid() != ppid:  # the parent died before the signal was asked for
+            os._exit(1)
+    threading.Thread(target=_watch_parent, args=(ppid,), daemon=True).start()
+
+
+def _drain(pipe: int, log: int) -> None:
+    """Append what comes through `pipe` to `log` while the log is under the cap (shared by the
+    run's workers: its size is checked before each write), then drop it."""
+    while chunk := os.read(pipe, 1 << 16):
+        room = POLICY_OUTPUT_CAP - os.fstat(log).st_size
+        if room > 0:
+            os.write(log, chunk[:room])
+            if len(chunk) > room:
+                os.write(log, b"\n[dune-bench: policy output past %d bytes dropped]\n" % room)
+
+
+def _capture_output(path: str) -> None:
+    """Send this worker's stdout and stderr (file descriptors 1 and 2, so that output from C
+    code is caught too) through a pipe drained into the capped log at `path`."""
+    log = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
+    pipe_out, pipe_in = os.pipe()
+    for fd in (1, 2):
+        os.dup2(pipe_in, fd)
+    os.close(pipe_in)
+    threading.Thread(target=_drain, args=(pipe_out, log), daemon=True).start()
+    # Line-buffered text streams on the new descriptors: nothing waits in a buffer at exit.
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+
+
 def _worker_main(
-    conn: Connection, status: Any, max_decisions: int, exit_with_parent: bool = False
+    conn: Connection,
+    status: Any,
+    max_decisions: int,
+    parent: int,
+    kernel_signal: bool,
+    output_log: str | None,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if exit_with_parent:
-        threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    _die_with_parent(parent, kernel_signal)
+    if output_log is not None:
+        _capture_output(output_log)
     torch = sys.modules.get("torch")
     if torch is not None:
         # A forked child must not enter the thread pool the parent's torch created (it hangs);
@@ -70,13 +129,14 @@ def _worker_main(
 
 
 class _Worker:
-    def __init__(self, context: Any, max_decisions: int, exit_with_parent: bool = False) -> None:
+    def __init__(self, context: Any, max_decisions: int, output_log: str | None) -> None:
         self.conn, child = context.Pipe()
         self.status = context.RawArray("d", 3)
         self.status[0] = -2
+        from_main_thread = threading.current_thread() is threading.main_thread()
         self.process = context.Process(
             target=_worker_main,
-            args=(child, self.status, max_decisions, exit_with_parent),
+            args=(child, self.status, max_decisions, os.getpid(), from_main_thread, output_log),
             daemon=True,
         )
         self.process.start()
@@ -123,7 +183,7 @@ class WorkerPool:
         move_timeout: float = DEFAULT_MOVE_TIMEOUT,
         max_decisions: int = DEFAULT_MAX_DECISIONS,
         context: Any = None,
-        exit_with_parent: bool = False,
+        output_log: str | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
@@ -133,8 +193,8 @@ class WorkerPool:
         self.move_timeout = float(move_timeout)
         self.max_decisions = max_decisions
         self._context = context if context is not None else multiprocessing.get_context()
-        self._exit_with_parent = exit_with_parent
         self._workers: list[_Worker] = []
+        self.output_log = output_log  # where the policies' output goes (None: left as is)
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -149,7 +209,7 @@ class WorkerPool:
             worker.stop(kill=kill or worker.spec is not None)
 
     def _new_worker(self) -> _Worker:
-        worker = _Worker(self._context, self.max_decisions, self._exit_with_parent)
+        worker = _Worker(self._context, self.max_decisions, self.output_log)
         self._workers.append(worker)
         return worker
 

@@ -40,17 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-browser", action="store_true", help="with --web: do not open a browser window"
     )
+    parser.add_argument(
+        "--trust-checkpoints",
+        action="store_true",
+        help="allow pickle-based model opponents (SB3 .zip, RLlib folders): they can run code",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     from ..engine import ConfigError
-    from ..policies.registry import PolicyLoadError
+    from ..policies.registry import PolicyLoadError, trusted
     from .session import PlayError, PlaySession
 
     args = build_parser().parse_args(argv)
+    opponents = [trusted(o) for o in args.opponents] if args.trust_checkpoints else args.opponents
     try:
-        session = PlaySession(args.players, args.you, args.opponents, args.seed)
+        session = PlaySession(args.players, args.you, opponents, args.seed)
         if args.load:
             session.load(args.load)
     except (PlayError, PolicyLoadError, ConfigError) as exc:

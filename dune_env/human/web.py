@@ -18,25 +18,90 @@ from typing import Any
 from ..engine.decisions import DecisionKind
 from ..environment.action_table import KIND_OFFSET
 from ..replay.frames import meta
-from ..replay.html import asset, embed_json
+from ..replay.html import asset, embed_json, fill_template
 from ..replay.record import ReplayRecord
 from . import guide
 from .session import PlayError, PlaySession
 
 HOST = "127.0.0.1"
 _MAX_BODY = 5_000_000
+_MAX_HANDLERS = 64  # requests handled at once; more get 503 at once, not a thread each
+_BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 40\r\n\r\n"
+    b'{"error": "the server is busy; retry"}  '
+)
+
+
+class _Refused(Exception):
+    """A request answered with an error status: (status, message)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _Server(ThreadingHTTPServer):
+    """A deep listen queue (many clients connecting at once are queued, not reset) and at most
+    `_MAX_HANDLERS` requests at once: the others are answered 503."""
+
+    request_queue_size = 128
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(_MAX_HANDLERS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                request.sendall(_BUSY)
+                request.setblocking(False)
+                while request.recv(65536):  # unread input would turn the close into a reset
+                    pass
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def _read_json(rfile: Any, length_header: str | None) -> Any:
+    """The request's JSON body; _Refused for a missing, bad or too large length and for JSON
+    that Python's parser cannot take (too deep, integers of thousands of digits)."""
+    if length_header is None:
+        raise _Refused(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length")
+    text = length_header.strip()
+    if not text.isdigit() or not text.isascii():
+        raise _Refused(HTTPStatus.BAD_REQUEST, f"Content-Length {length_header!r} is not a size")
+    length = int(text)
+    if length > _MAX_BODY:
+        raise _Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is over {_MAX_BODY} bytes")
+    try:
+        return json.loads(rfile.read(length) or b"{}")
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, digit limit
+        raise _Refused(
+            HTTPStatus.BAD_REQUEST, "the request is not JSON this server takes"
+        ) from None
 
 
 def page_html(session: PlaySession) -> str:
-    page = asset("play.html")
-    for key, value in (
-        ("%%CSS%%", asset("viewer.css")),
-        ("%%BOARD_JS%%", asset("board.js")),
-        ("%%PLAY_JS%%", asset("play.js")),
-        ("%%META%%", embed_json(session_meta(session))),
-    ):
-        page = page.replace(key, value)
-    return page
+    return fill_template(
+        asset("play.html"),
+        {
+            "CSS": asset("viewer.css"),
+            "BOARD_JS": asset("board.js"),
+            "PLAY_JS": asset("play.js"),
+            "META": embed_json(session_meta(session)),
+        },
+    )
 
 
 def session_meta(session: PlaySession) -> dict[str, Any]:
@@ -60,7 +125,8 @@ class PlayServer:
     def __init__(self, session: PlaySession, port: int = 0) -> None:
         self.session = session
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer((HOST, port), self._handler())
+        self.busy_timeout = 30.0  # seconds a request waits for the game before a 503
+        self.httpd = _Server((HOST, port), self._handler())
         self.port = self.httpd.server_address[1]
         self.url = f"http://{HOST}:{self.port}/"
 
@@ -143,47 +209,66 @@ class PlayServer:
                     else:
                         self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {self.path}"})
 
+            def _same_origin(self) -> bool:
+                # A browser names the page that sends a POST: only this server's own pages may
+                # (a client that is not a browser sends no Origin, and cannot be tricked).
+                origin = self.headers.get("Origin")
+                allowed = {f"http://{h}:{server.port}" for h in (HOST, "localhost")}
+                if origin is not None and origin not in allowed:
+                    self._json(HTTPStatus.FORBIDDEN, {"error": f"origin {origin!r} refused"})
+                    return False
+                return True
+
             def do_POST(self) -> None:  # noqa: N802
-                if not self._local():
+                if not (self._local() and self._same_origin()):
                     return
                 if self.headers.get("Content-Type", "").split(";")[0] != "application/json":
                     self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
                     return
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > _MAX_BODY:
-                    self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": "too large"})
+                try:
+                    body = _read_json(self.rfile, self.headers.get("Content-Length"))
+                except _Refused as refused:
+                    self.close_connection = True  # an unread body must not be read as a request
+                    self._json(refused.status, {"error": str(refused)}, {"Connection": "close"})
+                    return
+                if not server.lock.acquire(timeout=server.busy_timeout):
+                    self._json(
+                        HTTPStatus.SERVICE_UNAVAILABLE,
+                        {"error": "the game is busy; retry"},
+                        {"Retry-After": "1"},
+                    )
                     return
                 try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except json.JSONDecodeError:
-                    self._json(HTTPStatus.BAD_REQUEST, {"error": "the request is not JSON"})
-                    return
-                with server.lock:
-                    session = server.session
-                    try:
-                        if self.path == "/api/act":
-                            action = body.get("action") if isinstance(body, dict) else None
-                            if isinstance(action, bool) or not isinstance(action, int):
-                                raise PlayError(f"action must be an action id, not {action!r}")
-                            session.choose(action)
-                        elif self.path == "/api/undo":
-                            session.undo()
-                        elif self.path == "/api/new":
-                            server.session = PlaySession(
-                                session.num_players,
-                                session.you,
-                                [p for p in session.seat_policies if p is not None],
-                                None,
-                            )
-                        elif self.path == "/api/load":
-                            session.load_data(body)
-                        else:
-                            self._json(HTTPStatus.NOT_FOUND, {"error": f"no action {self.path}"})
-                            return
-                    except PlayError as exc:
-                        self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+                    self._apply(body)
+                finally:
+                    server.lock.release()
+
+            def _apply(self, body: Any) -> None:
+                session = server.session
+                try:
+                    if self.path == "/api/act":
+                        action = body.get("action") if isinstance(body, dict) else None
+                        if isinstance(action, bool) or not isinstance(action, int):
+                            raise PlayError(f"action must be an action id, not {action!r}")
+                        session.choose(action)
+                    elif self.path == "/api/undo":
+                        session.undo()
+                    elif self.path == "/api/new":
+                        server.session = PlaySession(
+                            session.num_players,
+                            session.you,
+                            [p for p in session.seat_policies if p is not None],
+                            None,
+                        )
+                    elif self.path == "/api/load":
+                        session.load_data(body)
+                    else:
+                        self._json(HTTPStatus.NOT_FOUND, {"error": f"no action {self.path}"})
                         return
-                    self._json(HTTPStatus.OK, server.state())
+                except (PlayError, RecursionError) as exc:  # RecursionError: absurdly deep data
+                    self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc) or type(exc).__name__})
+                    return
+                self._json(HTTPStatus.OK, server.state())
 
         return Handler
 

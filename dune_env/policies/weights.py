@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 from functools import lru_cache
@@ -37,6 +38,8 @@ ACTIVATIONS = ("tanh", "relu")
 MAX_JSON_BYTES = 1 << 20
 MAX_LAYERS = 16
 MAX_UNITS = 1 << 16
+MAX_TENSOR_HEADER_BYTES = 1 << 16  # the safetensors JSON header: ~100 bytes a tensor
+_CHUNK = 1 << 20
 WEIGHTS_SUFFIX = ".safetensors"
 ENVS_READ = ("dune_v1", "dune_v0")  # environments whose models this version plays
 
@@ -266,6 +269,38 @@ def expected_shapes(network: dict[str, Any], obs_size: int, num_actions: int) ->
     return shapes
 
 
+def _largest_tensor_file(shapes: dict[str, tuple]) -> int:
+    """The most bytes a safetensors file of these float32 tensors can take: the 8-byte header
+    length, a JSON header (a few hundred bytes a tensor; generously bounded) and the data."""
+    data = sum(4 * math.prod(shape) for shape in shapes.values())
+    return 8 + MAX_TENSOR_HEADER_BYTES + data
+
+
+def _read_hashed(path: Path, largest: int, sha256: str, label: str) -> bytes:
+    """The file's bytes, refused unread when larger than the description allows, and hashed
+    while they are read (one copy in memory)."""
+    size = path.stat().st_size
+    _expect(
+        size <= largest,
+        label,
+        f"{path.name!r} is {size} bytes; the described network takes at most {largest}",
+    )
+    digest = hashlib.sha256()
+    data = bytearray()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+            data += chunk
+            _expect(len(data) <= largest, label, f"{path.name!r} grew while it was read")
+    _expect(
+        digest.hexdigest() == sha256,
+        label,
+        f"{path.name!r} does not match the SHA-256 in the description "
+        "(a truncated, corrupted or different tensor file)",
+    )
+    return bytes(data)
+
+
 @lru_cache(maxsize=32)
 def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[np.ndarray], str]:
     """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], activation), loaded once per file
@@ -289,19 +324,15 @@ def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[np.nda
     )
     tensors_path = json_path.with_name(file_name)
     _expect(tensors_path.is_file(), label, f"its tensor file {tensors_path.name!r} is missing")
-    blob = tensors_path.read_bytes()
-    _expect(
-        hashlib.sha256(blob).hexdigest() == desc["tensors"]["sha256"],
-        label,
-        f"{tensors_path.name!r} does not match the SHA-256 in the description "
-        "(a truncated, corrupted or different tensor file)",
+    net = desc["network"]
+    shapes = expected_shapes(net, desc["observation_size"], desc["num_actions"])
+    blob = _read_hashed(
+        tensors_path, _largest_tensor_file(shapes), desc["tensors"]["sha256"], label
     )
     try:
         state = load_tensors(blob)
     except (SafetensorError, ValueError) as exc:
         raise PolicyLoadError(f"model {label!r}: unreadable tensor file: {exc}") from exc
-    net = desc["network"]
-    shapes = expected_shapes(net, desc["observation_size"], desc["num_actions"])
     _expect(
         set(state) == set(shapes),
         label,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +28,28 @@ def embed_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+_PLACEHOLDER = re.compile(r"%%([A-Z_]+)%%")
+
+
+def fill_template(template: str, values: dict[str, str]) -> str:
+    """`template` with each %%NAME%% replaced by values[NAME], in one pass over the template
+    only: a value that spells a placeholder (a game's title, say) is left as it is."""
+    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+
+
 def replay_html(record: ReplayRecord) -> str:
     """The viewer page of `record`."""
     data = build_frames(record)
-    page = asset("replay.html")
-    for key, value in (
-        ("%%CSS%%", asset("viewer.css")),
-        ("%%BOARD_JS%%", asset("board.js")),
-        ("%%REPLAY_JS%%", asset("replay.js")),
-        ("%%TITLE%%", html.escape(data["meta"]["title"])),
-        ("%%DATA%%", embed_json(data)),
-    ):
-        page = page.replace(key, value)
-    return page
+    return fill_template(
+        asset("replay.html"),
+        {
+            "CSS": asset("viewer.css"),
+            "BOARD_JS": asset("board.js"),
+            "REPLAY_JS": asset("replay.js"),
+            "TITLE": html.escape(data["meta"]["title"]),
+            "DATA": embed_json(data),
+        },
+    )
 
 
 def write_replay_html(

@@ -120,3 +120,20 @@ class ResultForger(RandomPolicy):
             forged.forged = True  # type: ignore[attr-defined]
             SeatResult.__init__ = forged  # type: ignore[method-assign]
         return super().act(game, seat)
+
+
+class Chatty(RandomPolicy):
+    """Plays as RandomPolicy does, but prints a megabyte (stdout, then stderr, then through the
+    file descriptor) at each of its first decisions of every game."""
+
+    def reseed(self, seed: int) -> None:
+        super().reseed(seed)
+        self.calls = 0
+
+    def act(self, game: Game, seat: int) -> int:
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls <= 8:
+            print("chatty " + "x" * 1_000_000)
+            print("chatty on stderr", file=sys.stderr)
+            os.write(1, b"chatty through fd 1\n")
+        return super().act(game, seat)

@@ -1,0 +1,160 @@
+"""`--resume` trusts no row of an earlier results.csv: each is checked against the run's
+schedule before its game counts as played.
+
+A row must parse, belong to a scheduled game (its seed, player count, and its seat's policy and
+faction as scheduled), be the only row of its seat in that game, and agree with the game's other
+rows (win kind, rounds, decisions) and with END-7's rewards (`won` exactly when the reward is the
+win reward; a solo win has one winner, no win none).  The first row that does not is refused,
+named by its line.  Only the last line may be cut short (no line end: a crash while it was
+written); its game is played again, as is any game missing a seat's row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from ..engine import GameConfig
+from ..engine.constants import FACTION_NAMES
+from .runner import WIN_KINDS, GameSpec, SeatResult
+
+_FIELDS = {f.name: f.type for f in fields(SeatResult)}
+_SAME_IN_A_GAME = ("win_kind", "bg_took", "rounds", "decisions")
+
+
+class BadRow(ValueError):
+    """A row of results.csv that the run's schedule cannot have produced."""
+
+
+def read_checked_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
+    """The rows of the complete games in `path`, every row checked (see the module doc).
+    Raises BadRow naming the file's first bad line."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        text = handle.read()
+    lines = list(csv.reader(io.StringIO(text)))
+    if lines and not text.endswith("\n"):
+        lines.pop()  # cut short by a crash while it was written: its game is played again
+    if not lines:
+        return []
+    header = lines[0]
+    missing = [name for name in _FIELDS if name not in header]
+    if missing:
+        raise BadRow(f"{path.name} has no column {', '.join(missing)}: not a benchmark's results")
+    rows: list[tuple[int, SeatResult]] = []
+    for number, cells in enumerate(lines[1:], start=2):
+        if not cells:
+            continue
+        if len(cells) != len(header):
+            raise BadRow(f"{path.name} line {number}: {len(cells)} cells, not {len(header)}")
+        record = dict(zip(header, cells, strict=True))
+        try:
+            row = _parse(record)
+        except BadRow as exc:
+            where = f"(game {record['game']}, seat {record['seat']})"
+            raise BadRow(f"{path.name} line {number} {where}: {exc}") from None
+        rows.append((number, row))
+    _check(rows, specs, path.name)
+    seats: dict[int, int] = {}
+    for _, row in rows:
+        seats[row.game] = seats.get(row.game, 0) + 1
+    return [row for _, row in rows if seats[row.game] == row.num_players]
+
+
+def _parse(record: dict[str, str]) -> SeatResult:
+    values: dict[str, Any] = {}
+    for name, kind in _FIELDS.items():
+        raw = record[name]
+        if kind in (int, "int"):
+            try:
+                values[name] = int(raw)
+            except ValueError:
+                raise BadRow(f"{name}={raw!r} is not an integer") from None
+        elif kind in (float, "float"):
+            try:
+                values[name] = float(raw)
+            except ValueError:
+                raise BadRow(f"{name}={raw!r} is not a number") from None
+            if not math.isfinite(values[name]):
+                raise BadRow(f"{name}={raw!r} is not a finite number")
+        else:
+            values[name] = raw
+    return SeatResult(**values)
+
+
+def _check(rows: list[tuple[int, SeatResult]], specs: Sequence[GameSpec], name: str) -> None:
+    if not specs:
+        return
+    first = specs[0]
+    config = GameConfig(
+        num_players=first.num_players,
+        faction_mode="assigned",
+        factions=first.factions,
+        **dict(first.config),
+    )
+    rewards = (float(config.win_reward), float(config.loss_reward))
+    by_game: dict[int, list[tuple[int, SeatResult]]] = {}
+    for number, row in rows:
+        try:
+            _check_row(row, specs, rewards)
+            earlier = by_game.setdefault(row.game, [])
+            _check_against(row, earlier)
+        except BadRow as exc:
+            raise BadRow(
+                f"{name} line {number} (game {row.game}, seat {row.seat}): {exc}"
+            ) from None
+        earlier.append((number, row))
+
+
+def _check_row(row: SeatResult, specs: Sequence[GameSpec], rewards: tuple[float, float]) -> None:
+    if not 0 <= row.game < len(specs):
+        raise BadRow(f"game {row.game} is not in this run (games 0 to {len(specs) - 1})")
+    spec = specs[row.game]
+    if row.seed != spec.seed:
+        raise BadRow(f"seed {row.seed} but game {row.game} is played with seed {spec.seed}")
+    if row.num_players != spec.num_players:
+        raise BadRow(f"num_players {row.num_players} but the run has {spec.num_players}")
+    if not 0 <= row.seat < spec.num_players:
+        raise BadRow(f"seat {row.seat} is not a seat of a {spec.num_players}-player game")
+    policy = spec.seat_policies[row.seat]
+    if row.policy != policy:
+        raise BadRow(f"policy {row.policy!r} but the schedule seats {policy!r} there")
+    faction = FACTION_NAMES[spec.factions[row.seat]]
+    if row.faction != faction:
+        raise BadRow(f"faction {row.faction!r} but the schedule deals {faction!r} there")
+    if row.win_kind not in WIN_KINDS:
+        raise BadRow(f"win_kind {row.win_kind!r} is not one of {', '.join(WIN_KINDS)}")
+    if row.won not in (0, 1) or row.bg_took not in (0, 1):
+        raise BadRow(f"won={row.won}, bg_took={row.bg_took}: each must be 0 or 1")
+    win, loss = rewards
+    if row.reward != (win if row.won else loss):
+        raise BadRow(
+            f"won={row.won} but its reward is {row.reward:g} (END-7 gives {win:g} to a winner "
+            f"and {loss:g} to the others)"
+        )
+    if row.win_kind == "none" and row.won:
+        raise BadRow("won=1 in a game nobody won (win_kind 'none')")
+    if row.rounds < 1 or row.decisions < 0:
+        raise BadRow(f"rounds={row.rounds}, decisions={row.decisions}: not a played game")
+
+
+def _check_against(row: SeatResult, earlier: list[tuple[int, SeatResult]]) -> None:
+    """`row` against the rows of its game read before it."""
+    for number, other in earlier:
+        if other.seat == row.seat:
+            raise BadRow(
+                f"a second row for game {row.game}, seat {row.seat} (the first is line {number})"
+            )
+        for name in _SAME_IN_A_GAME:
+            mine, theirs = getattr(row, name), getattr(other, name)
+            if mine != theirs:
+                raise BadRow(f"{name} {mine!r} but line {number} of the same game says {theirs!r}")
+    winners = row.won + sum(other.won for _, other in earlier)
+    if row.win_kind == "solo" and winners > 1:
+        raise BadRow(f"a solo win (win_kind 'solo') with {winners} winners")
+    if len(earlier) + 1 == row.num_players and row.win_kind != "none" and not winners:
+        raise BadRow(f"win_kind {row.win_kind!r} but no seat of the game won")
