@@ -17,7 +17,7 @@ from ..provenance import build_sentence
 from .outputs import open_output, write_output
 from .stats import Z95, GameOutcome, fit_strength, wilson_interval
 from .types import GameFailure, SeatResult
-from .verdict import cannot_tell_apart, legend, verdicts
+from .verdict import cannot_tell_apart, legend, ranked, verdicts
 
 
 def is_control_win(row: SeatResult) -> bool:
@@ -182,17 +182,6 @@ def summarise(
         summary["head_to_head"] = head_to_head(rows, fit.pair_ci95)
     summary["cannot_tell_apart"] = cannot_tell_apart(summary)
     return summary
-
-
-def ranked(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Policies best first: by strength (then win rate)."""
-
-    def key(item: tuple[str, dict[str, Any]]) -> tuple[float, float]:
-        p = item[1]
-        strength = p.get("strength")
-        return (strength if strength is not None else -math.inf, p["win_rate"])
-
-    return sorted(summary["policies"].items(), key=key, reverse=True)
 
 
 def _interval(ci: Sequence[float] | None, fmt: str) -> str:

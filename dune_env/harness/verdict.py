@@ -4,6 +4,7 @@ can tell the policies apart at all, and a legend of the report's terms (docs/bas
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,17 @@ LEGEND = (
     "- cannot tell apart: the games hold no evidence about the policies (no control win, or a "
     "degenerate fit); more games, or policies that win by control, are needed.",
 )
+
+
+def ranked(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Policies best first: by strength (then win rate)."""
+
+    def key(item: tuple[str, dict[str, Any]]) -> tuple[float, float]:
+        p = item[1]
+        strength = p.get("strength")
+        return (strength if strength is not None else -math.inf, p["win_rate"])
+
+    return sorted(summary["policies"].items(), key=key, reverse=True)
 
 
 def legend() -> str:
@@ -130,8 +142,6 @@ def verdict_line(name: str, summary: dict[str, Any]) -> str:
 def verdicts(summary: dict[str, Any], names: Sequence[str] | None = None) -> list[str]:
     """The verdict lines of `names` (default: every policy but the reference, strongest
     first), preceded by the reason when the games cannot tell the policies apart."""
-    from .report import ranked
-
     reference = (summary.get("strength_fit") or {}).get("reference")
     chosen = [n for n, _ in ranked(summary) if n != reference] if names is None else list(names)
     lines = []
