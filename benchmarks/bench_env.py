@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from builds import describe, measure_both
+from builds import describe, measure_both, require
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
@@ -63,6 +63,7 @@ def make_dune(num_players: int) -> Any:
 
 
 def make_connect_four() -> Any:
+    require("bench_env.py", "pygame")  # pettingzoo's connect_four draws with pygame-ce
     import pettingzoo
 
     return pettingzoo.make("aec", "classic/connect_four_v3")

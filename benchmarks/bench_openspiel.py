@@ -14,9 +14,13 @@ import argparse
 import random
 import time
 
-import pyspiel
+from builds import require
 
-import dune_env.openspiel  # noqa: F401  (registers "python_dune")
+require("bench_openspiel.py", "pyspiel")
+
+import pyspiel  # noqa: E402
+
+import dune_env.openspiel  # noqa: E402, F401  (registers "python_dune")
 
 
 def main() -> None:

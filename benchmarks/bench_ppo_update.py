@@ -25,6 +25,10 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from builds import require  # noqa: E402
+
+require("bench_ppo_update.py", "yaml", "sb3_contrib")
 
 from training.config_utils import load_config  # noqa: E402
 from training.ppo_selfplay import PPOSelfPlayConfig, ppo_hyperparameters  # noqa: E402

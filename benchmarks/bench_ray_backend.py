@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from builds import require
+
 ROOT = Path(__file__).resolve().parents[1]
 LINEUP = ["strategist", "economic", "aggressive", "random"]
 
@@ -43,6 +45,7 @@ def run(backend: str, games: int, workers: int, out: Path) -> tuple[float, float
 
 
 def main() -> None:
+    require("bench_ray_backend.py", "ray")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="a multiple of 4 (default 40)")
     parser.add_argument("--workers", type=int, default=2)

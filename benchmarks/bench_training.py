@@ -36,6 +36,10 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from builds import require  # noqa: E402
+
+require("bench_training.py", "yaml", "tensorboard", "sb3_contrib")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from training.config_utils import load_config  # noqa: E402

@@ -22,6 +22,18 @@ from typing import Any
 BUILDS = ("compiled", "pure")
 
 
+def require(script: str, *modules: str) -> None:
+    """Stop with one line naming the extra to install when a module `script` needs is missing
+    (everything benchmarks/ imports is in the `[bench]` extra, which `make bench` installs)."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SystemExit(
+            f"{script} needs {', '.join(missing)}: pip install -e '.[bench]' (or `make bench`)"
+        )
+
+
 def describe() -> dict[str, Any]:
     import dune_env
 
