@@ -62,7 +62,14 @@ from .engine.records import opening_row
 from .engine.rng import ChanceRng
 from .engine.rules import ATTACKER, legal_prediction
 from .engine.state import GameState, Phase
-from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
+from .environment.action_table import (
+    ACTIONS,
+    NUM_ACTIONS,
+    action_of,
+    decode_action,
+    illegal_action_message,
+    legal_action_ids,
+)
 from .environment.observer import OBS_LAYOUT, PUBLIC_LAYOUT, STATE_LAYOUT, Observer
 from .environment.render import render_ansi
 
@@ -356,8 +363,7 @@ class DuneState(pyspiel.State):
             or player != engine.pending_seat
         ):
             return []
-        offset = KIND_OFFSET[engine.pending_kind]
-        return sorted(offset + option for option in legal_options(engine))
+        return sorted(legal_action_ids(engine))
 
     def _apply_action(self, action: int) -> None:
         if self._draw_range is not None:
@@ -373,8 +379,12 @@ class DuneState(pyspiel.State):
         kind, option = decode_action(int(action))
         if kind != engine.pending_kind or option not in legal_options(engine):
             raise ValueError(
-                f"action {action} ({ACTIONS[action].name!r}) is not legal for seat "
-                f"{engine.pending_seat}; legal: {self._legal_actions(engine.pending_seat)}"
+                illegal_action_message(
+                    int(action),
+                    engine.pending_kind,
+                    sorted(legal_options(engine)),
+                    f"seat {engine.pending_seat}",
+                )
             )
         self._option = option
         self._chosen = []
@@ -428,7 +438,7 @@ class DuneState(pyspiel.State):
         text = self.board_text()
         if self._draw_range is not None:
             text += (
-                f"\nApplying {ACTIONS[KIND_OFFSET[self.engine.pending_kind] + self._option].name}"
+                f"\nApplying {ACTIONS[action_of(self.engine.pending_kind, self._option)].name}"
                 f": chance draw {len(self._chosen) + 1} (0..{self._draw_range - 1})"
             )
         return text

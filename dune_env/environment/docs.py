@@ -143,8 +143,8 @@ def decisions_markdown() -> str:
     rows = []
     for kind in action_table.KIND_ORDER:
         spec = SPECS[kind]
-        first = action_table.KIND_OFFSET[kind]
-        last = first + spec.option_count - 1
+        first = action_table.action_of(kind, 0)
+        last = action_table.action_of(kind, spec.option_count - 1)
         module = spec.apply.__module__.replace("dune_env.", "dune_env/").replace(".", "/")
         rows.append(
             f"| {kind.name} | {int(kind)} | {first}-{last} | {spec.option_count} | "

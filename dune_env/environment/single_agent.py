@@ -35,7 +35,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 
-from .action_table import KIND_OFFSET, NUM_ACTIONS
+from .action_table import NUM_ACTIONS, action_of
 from .aec import check_action, raw_env
 from .observer import OBS_LAYOUT
 from .seating import (
@@ -179,7 +179,7 @@ class DuneSingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             elif hasattr(policy, "act"):  # an engine policy
                 game = aec.game
                 assert game is not None
-                action = KIND_OFFSET[game.state.pending_kind] + policy.act(game, seat)
+                action = action_of(game.state.pending_kind, policy.act(game, seat))
             else:
                 obs = aec.observe(agent)
                 action = policy(obs["observation"], obs["action_mask"])
