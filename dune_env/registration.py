@@ -10,7 +10,7 @@ both are bumped together (see CHANGELOG.md, "Versions of the environment").
 
 from __future__ import annotations
 
-GYMNASIUM_ID = "dune_env/Dune-v1"
+from .env_version import GYMNASIUM_ID as GYMNASIUM_ID
 
 
 def register_gymnasium_envs() -> None:

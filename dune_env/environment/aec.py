@@ -39,7 +39,7 @@ from .action_table import (
     illegal_option_message,
     option_of,
 )
-from .config import RENDER_MODES, EnvConfig
+from .config import ENV_NAME, RENDER_MODES, EnvConfig
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
 
 _KIND_NAMES = tuple(k.name for k in DecisionKind)
@@ -74,7 +74,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     """
 
     metadata = {
-        "name": "dune_v1",
+        "name": ENV_NAME,
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
@@ -210,7 +210,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def _require_game(self) -> Game:
         if self.game is None:
-            raise RuntimeError("dune_v1: call reset() (or restore()) before using the environment")
+            raise RuntimeError(
+                f"{ENV_NAME}: call reset() (or restore()) before using the environment"
+            )
         return self.game
 
     def _info(self, state: GameState, seat: int) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from ..engine import information
-from ..engine.config import GameConfig
+from ..engine.config import GameConfig, variant_entries, variant_summary, variant_values
 from ..engine.constants import (
     FACTION_DIE_SYMBOLS,
     MAX_ROUNDS,
@@ -1109,42 +1109,24 @@ PUBLIC_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in PUBLIC_FEATURES
 PRIVATE_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in PRIVATE_FEATURES)
 HIDDEN_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in HIDDEN_FEATURES)
 
-# The entries of `rules_variant`, in order: every GameConfig option that changes the rules.
-# (Rewards, skip_forced_decisions and record_events do not change what is legal.)
-RULES_VARIANT_ENTRIES: Final[tuple[str, ...]] = (
-    *(f"region_die_west_faces has {sector}" for sector in range(1, NUM_SECTORS + 1)),
-    "strict_control",
-    "desert_landing",
-    "face_dancers == 'spice'",
-    "guild_income_per_lander",
-    "strict_alliance_victory",
-    "smugglers_land_anywhere",
-)
+# The entries of `rules_variant`, in order: every GameConfig field declared a rule variant
+# (`dune_env.engine.config.CONFIG_OPTIONS`).  Rewards, skip_forced_decisions and record_events
+# do not change what is legal.
+RULES_VARIANT_ENTRIES: Final[tuple[str, ...]] = tuple(variant_entries())
 
 RULES_FIELDS: Final[tuple[Field, ...]] = (
     Field(
         "rules_variant",
         (len(RULES_VARIANT_ENTRIES),),
-        "the game's rule variants (GameConfig), 1 = on: entries 0-5 region-die faces 1..6 "
-        "showing W (CL-1 `region_die_west_faces`), 6 `strict_control` (CL-3), 7 "
-        "`desert_landing` (CL-6), 8 `face_dancers` is 'spice' (TLX-4), 9 "
-        "`guild_income_per_lander` (GLD-1), 10 `strict_alliance_victory` (END-2), 11 "
-        "`smugglers_land_anywhere` (SMG-1); see docs/rules.md",
+        f"the game's rule variants (GameConfig), 1 = on: {variant_summary()}; see docs/rules.md",
+        entries=RULES_VARIANT_ENTRIES,
     ),
 )
 
 
 def rules_variant_values(config: GameConfig) -> list[float]:
     """The `rules_variant` entries of a configuration (RULES_VARIANT_ENTRIES order)."""
-    west = config.region_die_west_faces
-    return [float(sector in west) for sector in range(1, NUM_SECTORS + 1)] + [
-        float(config.strict_control),
-        float(config.desert_landing),
-        float(config.face_dancers == "spice"),
-        float(config.guild_income_per_lander),
-        float(config.strict_alliance_victory),
-        float(config.smugglers_land_anywhere),
-    ]
+    return variant_values(config)
 
 
 PUBLIC_LAYOUT: Final = Layout("public", PUBLIC_FIELDS)

@@ -43,14 +43,15 @@ def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
     A model trained before the `rules_variant` slice existed (observations of
     LEGACY_OBS_SIZE entries) is accepted: it is given the observation without that slice."""
     from ..environment.action_table import NUM_ACTIONS
+    from ..environment.config import ENV_NAME
     from ..environment.observer import LEGACY_OBS_SIZE, OBS_SIZE
 
     obs_shape = getattr(observation_space, "shape", None)
     n_actions = getattr(action_space, "n", None)
     if obs_shape not in ((OBS_SIZE,), (LEGACY_OBS_SIZE,)) or n_actions != NUM_ACTIONS:
         raise PolicyLoadError(
-            f"model {label!r} does not match dune_v1: it takes observations of shape "
-            f"{obs_shape} and {n_actions} actions, dune_v1 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            f"model {label!r} does not match {ENV_NAME}: it takes observations of shape "
+            f"{obs_shape} and {n_actions} actions, {ENV_NAME} has ({OBS_SIZE},) and {NUM_ACTIONS}"
         )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..env_version import ENV_NAME
 from .observation import ObservationPolicy
 from .registry import PolicyLoadError
 
@@ -38,7 +39,7 @@ MAX_JSON_BYTES = 1 << 20
 MAX_LAYERS = 16
 MAX_UNITS = 1 << 16
 WEIGHTS_SUFFIX = ".safetensors"
-ENVS_READ = ("dune_v1", "dune_v0")  # environments whose models this version plays
+ENVS_READ = (ENV_NAME, "dune_v0")  # environments whose models this version plays
 
 
 def spaces_fingerprint(observation_size: int | None = None) -> str:
@@ -133,7 +134,7 @@ def export_policy(
     if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
         raise ValueError(
             f"the model takes observations of shape {obs_shape} and {n_actions} actions; "
-            f"dune_v1 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            f"{ENV_NAME} has ({OBS_SIZE},) and {NUM_ACTIONS}"
         )
     state = {
         k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()
@@ -143,7 +144,7 @@ def export_policy(
     description = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "env": "dune_v1",
+        "env": ENV_NAME,
         "observation_size": OBS_SIZE,
         "num_actions": NUM_ACTIONS,
         "spaces_fingerprint": spaces_fingerprint(),
@@ -217,7 +218,7 @@ def read_description(json_path: Path) -> dict[str, Any]:
         and desc.get("num_actions") == NUM_ACTIONS,
         label,
         f"made for observations of size {desc.get('observation_size')!r} and "
-        f"{desc.get('num_actions')!r} actions; dune_v1 has {OBS_SIZE} and {NUM_ACTIONS}",
+        f"{desc.get('num_actions')!r} actions; {ENV_NAME} has {OBS_SIZE} and {NUM_ACTIONS}",
     )
     _expect(
         desc.get("spaces_fingerprint") == spaces_fingerprint(desc["observation_size"]),

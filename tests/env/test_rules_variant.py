@@ -3,12 +3,23 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from dune_env.engine import Game, GameConfig
+from dune_env.engine.config import (
+    CHOICE,
+    CONFIG_OPTIONS,
+    FLAG,
+    SECTORS,
+    VARIANT_OPTIONS,
+    ConfigError,
+    ConfigOption,
+)
 from dune_env.environment import OBS_LAYOUT
 from dune_env.environment.aec import raw_env
 from dune_env.environment.observer import (
@@ -75,3 +86,53 @@ def test_rules_variant_is_the_last_slice() -> None:
     assert OBS_LAYOUT["rules_variant"].stop == OBS_SIZE
     assert LEGACY_OBS_SIZE == OBS_SIZE - 12
     assert STATE_LAYOUT["rules_variant"].stop == STATE_LAYOUT.size
+
+
+# --- a variant is declared once (CONFIG_OPTIONS) and reaches every place that must know it ------
+
+
+def _non_default(option: ConfigOption) -> object:
+    """A valid value of the field other than its default."""
+    default = getattr(GameConfig(), option.name)
+    if option.kind == FLAG:
+        return not default
+    if option.kind == CHOICE:
+        return option.choices[1]
+    if option.kind == SECTORS:
+        return (2, 5) if default != (2, 5) else (1,)
+    raise AssertionError(f"{option.name}: kind {option.kind} is no variant kind")
+
+
+@pytest.mark.parametrize("option", VARIANT_OPTIONS, ids=lambda o: o.name)
+def test_each_variant_reaches_the_observation_openspiel_docs_and_validation(
+    option: ConfigOption,
+) -> None:
+    """CL-1, CL-3, CL-6, TLX-4, GLD-1, END-2, SMG-1: a rule variant declared in CONFIG_OPTIONS
+    is seen by agents (its own `rules_variant` entries change, no other), is an OpenSpiel
+    parameter that reaches the configuration, has its row in docs/rules.md, and a bad value
+    is refused with its name.  A variant missing from any of them fails here."""
+    value = _non_default(option)
+    changed = GameConfig(**{option.name: value})
+    before, after = rules_variant_values(GameConfig()), rules_variant_values(changed)
+    moved = {RULES_VARIANT_ENTRIES[i] for i, (a, b) in enumerate(zip(before, after)) if a != b}
+    assert moved and all(name.startswith(option.name) for name in moved)
+    assert option.parameter, f"{option.name} has no OpenSpiel parameter"
+    if importlib.util.find_spec("pyspiel") is not None:
+        from dune_env.openspiel import PARAMETERS, config_from_params
+
+        assert option.parameter in PARAMETERS
+        text = ";".join(map(str, value)) if option.kind == SECTORS else value
+        assert getattr(config_from_params({option.parameter: text}), option.name) == value
+    rules_doc = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    assert f"| `{option.name}` | {option.rules} |" in rules_doc
+    assert option.rules != "—"
+    with pytest.raises(ConfigError, match=option.name):
+        GameConfig(**{option.name: "not a value" if option.kind != CHOICE else "bogus"})
+
+
+def test_config_options_describe_every_gameconfig_field_in_order() -> None:
+    assert [o.name for o in CONFIG_OPTIONS] == GameConfig.known_keys()
+    for option in CONFIG_OPTIONS:
+        if option.kind == CHOICE:  # the default is the first choice
+            assert getattr(GameConfig(), option.name) == option.choices[0]
+        assert not option.variant or option.changes_rules
