@@ -84,9 +84,14 @@ fields in **absolute** seats (seat 0 is player_0), followed by every hidden fiel
 The first {public_size} entries (up to `last_battle_leaders`) are the public fields; the next
 {private_size} are the observer's private fields; the last {rules_size} (`rules_variant`) state
 the game's rule variants, the same for every observer and constant during a game, so that one
-policy can serve every variant. They come last on purpose: a model trained before they existed
-takes the first {legacy_size} entries, and `dune_env.policies.sb3` loads such models by giving
-them that prefix.
+policy can serve every variant. They came last on purpose: a model trained before they existed
+takes the first {legacy_size} entries (`dune_env.policies.sb3` gives `.zip` models that prefix).
+
+Safe-format models (`.safetensors` + `.json`) record the layout they were trained on, field by
+field (older descriptions are recognised by their fingerprint), and loading finds each field
+the model reads in today's layout by name (`dune_env/policies/layouts.py`): adding a field or a
+rule variant never stops a model from loading; a field it reads that is gone or changed is a
+clear error.
 
 ## State layout ({state_size} entries)
 

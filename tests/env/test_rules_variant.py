@@ -114,7 +114,11 @@ def test_each_variant_reaches_the_observation_openspiel_docs_and_validation(
     value = _non_default(option)
     changed = GameConfig(**{option.name: value})
     before, after = rules_variant_values(GameConfig()), rules_variant_values(changed)
-    moved = {RULES_VARIANT_ENTRIES[i] for i, (a, b) in enumerate(zip(before, after)) if a != b}
+    moved = {
+        RULES_VARIANT_ENTRIES[i]
+        for i, (a, b) in enumerate(zip(before, after, strict=True))
+        if a != b
+    }
     assert moved and all(name.startswith(option.name) for name in moved)
     assert option.parameter, f"{option.name} has no OpenSpiel parameter"
     if importlib.util.find_spec("pyspiel") is not None:
