@@ -17,7 +17,7 @@ from pathlib import Path
 from ..engine.config import CONFIG_OPTIONS, GameConfig
 from ..engine.decisions import SPECS
 from . import action_table
-from .observer import (
+from .fields import (
     LEGACY_OBS_SIZE,
     OBS_LAYOUT,
     PRIVATE_FIELDS,

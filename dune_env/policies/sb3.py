@@ -44,7 +44,7 @@ def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
     LEGACY_OBS_SIZE entries) is accepted: it is given the observation without that slice."""
     from ..environment.action_table import NUM_ACTIONS
     from ..environment.config import ENV_NAME
-    from ..environment.observer import LEGACY_OBS_SIZE, OBS_SIZE
+    from ..environment.fields import LEGACY_OBS_SIZE, OBS_SIZE
 
     obs_shape = getattr(observation_space, "shape", None)
     n_actions = getattr(action_space, "n", None)

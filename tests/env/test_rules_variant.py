@@ -22,13 +22,8 @@ from dune_env.engine.config import (
 )
 from dune_env.environment import OBS_LAYOUT
 from dune_env.environment.aec import raw_env
-from dune_env.environment.observer import (
-    LEGACY_OBS_SIZE,
-    OBS_SIZE,
-    RULES_VARIANT_ENTRIES,
-    STATE_LAYOUT,
-    rules_variant_values,
-)
+from dune_env.environment.fields import LEGACY_OBS_SIZE, OBS_SIZE, RULES_VARIANT_ENTRIES
+from dune_env.environment.observer import STATE_LAYOUT, rules_variant_values
 from dune_env.policies.observation import observation_and_mask
 
 from .helpers import VARIANTS_ON, random_action
