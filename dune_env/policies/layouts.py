@@ -247,3 +247,18 @@ def input_columns(trained: Sequence[TrainedField], layout: Layout) -> np.ndarray
     if columns == list(range(len(columns))):
         return slice(0, len(columns))
     return np.array(columns, dtype=np.intp)
+
+
+def columns_for_width(width: int, layout: Layout) -> np.ndarray | slice:
+    """The input columns of a model that records no layout, only its input width (a
+    stable-baselines3 .zip): today's layout if the width is today's, else the LAYOUT_V1 prefix
+    of that width (a model trained before the layout changed).  LayoutMismatch if neither."""
+    if width == layout.size:
+        return slice(0, width)
+    sizes = np.cumsum([f.size for f in LAYOUT_V1]).tolist()
+    if width not in sizes:
+        raise LayoutMismatch(
+            f"it takes observations of {width} entries: neither today's {layout.size} nor a "
+            "layout it can be mapped from"
+        )
+    return input_columns(LAYOUT_V1[: sizes.index(width) + 1], layout)

@@ -138,3 +138,16 @@ def test_a_recorded_layout_is_used_and_checked(tmp_path: Path) -> None:
     (tmp_path / "m.json").write_text(json.dumps(desc))
     with pytest.raises(PolicyLoadError, match="'shape' must list"):
         WeightsPolicy(tmp_path / "m.json")
+
+
+def test_models_without_a_recorded_layout_are_mapped_by_their_width() -> None:
+    """stable-baselines3 .zip and RLlib models record only their input width: today's width
+    is today's layout, the width of a LAYOUT_V1 prefix is mapped by name, any other refused."""
+    tomorrow = _tomorrow()
+    assert layouts.columns_for_width(tomorrow.size, tomorrow) == slice(0, tomorrow.size)
+    for width, fields in ((729, layouts.LAYOUT_V1), (717, layouts.LAYOUT_V1[:-1])):
+        columns = layouts.columns_for_width(width, tomorrow)
+        np.testing.assert_array_equal(columns, layouts.input_columns(fields, tomorrow))
+        assert len(columns) == width
+    with pytest.raises(layouts.LayoutMismatch, match="700 entries"):
+        layouts.columns_for_width(700, tomorrow)
