@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dune_env.environment import raw_env
+from dune_env.environment import ACTIONS, raw_env
 from dune_env.environment.layout import Field, Layout
 from dune_env.environment.observer import OBS_LAYOUT
 from dune_env.policies import layouts
@@ -69,15 +69,19 @@ def _positions(num_players: int, count: int) -> tuple[np.ndarray, np.ndarray]:
 
 def test_the_shipped_descriptions_are_recognised_without_a_recorded_layout() -> None:
     """bc-4p/bc-5p were trained on LAYOUT_V1, ppo-4p (dune_v0) on its first 717 entries: their
-    fingerprints are those of the frozen layout, which is today's."""
-    assert layouts.fields_of(OBS_LAYOUT) == layouts.LAYOUT_V1
+    fingerprints are those of the frozen layout's prefixes, and they load onto today's."""
+    names = tuple(a.name for a in ACTIONS)
     for name in SHIPPED:
         desc = json.loads((CHECKPOINT_DIR / f"{name}.json").read_text())
         assert "observation_layout" not in desc  # the shipped files are not edited
-        assert desc["spaces_fingerprint"] == spaces_fingerprint(desc["observation_size"])
-        assert WeightsPolicy(CHECKPOINT_DIR / f"{name}.json").columns == slice(
-            0, desc["observation_size"]
-        )
+        trained = layouts.legacy_layouts(names)[desc["spaces_fingerprint"]]
+        assert trained == layouts.LAYOUT_V1[: len(trained)]
+        assert sum(f.size for f in trained) == desc["observation_size"]
+        policy = WeightsPolicy(CHECKPOINT_DIR / f"{name}.json")
+        assert policy.trained_layout == trained
+        if layouts.fields_of(OBS_LAYOUT) == layouts.LAYOUT_V1:  # today's layout is still v1
+            assert desc["spaces_fingerprint"] == spaces_fingerprint(desc["observation_size"])
+            assert policy.columns == slice(0, desc["observation_size"])
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -121,7 +125,7 @@ def test_a_field_the_model_reads_that_is_gone_is_a_clear_error() -> None:
 def test_a_recorded_layout_is_used_and_checked(tmp_path: Path) -> None:
     """A description that records its layout (as export_policy writes it) loads by it; a record
     that does not match its fingerprint is refused."""
-    record = layouts.to_record(layouts.fields_of(OBS_LAYOUT))
+    record = layouts.to_record(layouts.LAYOUT_V1)
     assert layouts.from_record(json.loads(json.dumps(record))) == layouts.LAYOUT_V1
     desc = json.loads((CHECKPOINT_DIR / "bc_4p.json").read_text())
     desc["observation_layout"] = record
