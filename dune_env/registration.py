@@ -4,8 +4,8 @@ A top-level module so that registering imports Gymnasium only (the environment i
 imported by `make`).
 
 Keyword arguments of `make` go to `DuneSingleAgentEnv` (learner, opponents, illegal_penalty,
-opponent_sampler and every game option, e.g. num_players=4).  The version follows `dune_v1`:
-both are bumped together (see CHANGELOG.md, "Versions of the environment").
+opponent_sampler and every game option, e.g. num_players=4).  The id's version is the
+environment's (`dune_env/env_version.py`; see CHANGELOG.md, "Versions of the environment").
 """
 
 from __future__ import annotations
