@@ -20,11 +20,11 @@ optional dependency: `pip install "dune-env[openspiel]"`).  The game is the engi
 - returns are the END-7 rewards at the end (general-sum: every winner gets `win_reward`, every
   other seat `loss_reward`).
 
-Parameters (all optional): players (3-8, default 4), faction_mode ("random", "assigned",
-"draft"), factions (faction ids for "assigned", separated by ";", e.g. "0;1;2"),
-region_die_west_faces ("1;4"), strict_control, desert_landing, face_dancers ("dice", "spice"),
-guild_income_per_lander, strict_alliance_victory, smugglers_land_anywhere, win_reward,
-loss_reward, skip_forced_decisions.  See docs/environment.md ("OpenSpiel").
+Parameters (all optional): one per `GameConfig` field but record_events (derived from
+`dune_env.engine.config.CONFIG_OPTIONS`): players (3-8, default 4), faction_mode, factions
+(faction ids for "assigned", separated by ";", e.g. "0;1;2"), region_die_west_faces ("1;4"),
+every rule variant, win_reward, loss_reward, skip_forced_decisions.  See docs/environment.md
+("OpenSpiel").
 """
 
 from __future__ import annotations
@@ -43,7 +43,16 @@ except ImportError as exc:  # pragma: no cover - exercised only without OpenSpie
     ) from exc
 
 from .engine import information
-from .engine.config import ConfigError, GameConfig
+from .engine.config import (
+    CONFIG_OPTIONS,
+    FACTIONS,
+    PLAYERS,
+    REWARD,
+    SECTORS,
+    ConfigError,
+    ConfigOption,
+    GameConfig,
+)
 from .engine.constants import (
     FACES_PER_DIE,
     FACTION_NAMES,
@@ -62,7 +71,14 @@ from .engine.records import opening_row
 from .engine.rng import ChanceRng
 from .engine.rules import ATTACKER, legal_prediction
 from .engine.state import GameState, Phase
-from .environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, decode_action
+from .environment.action_table import (
+    ACTIONS,
+    NUM_ACTIONS,
+    action_of,
+    decode_action,
+    illegal_action_message,
+    legal_action_ids,
+)
 from .environment.observer import OBS_LAYOUT, PUBLIC_LAYOUT, STATE_LAYOUT, Observer
 from .environment.render import render_ansi
 
@@ -84,21 +100,25 @@ MAX_CHANCE_OUTCOMES = max(
 # game (benchmarks/bench_openspiel.py).
 _DECISIONS_PER_SEAT_AND_ROUND = 150
 
+
+def _parameter_value(option: ConfigOption, value: Any) -> Any:
+    """A configuration value as an OpenSpiel parameter (ints, floats, bools, strings)."""
+    if option.kind in (FACTIONS, SECTORS):
+        return ";".join(str(v) for v in value or ())
+    if option.kind == REWARD:
+        return float(value)
+    if option.kind == PLAYERS:
+        return DEFAULT_PLAYERS
+    return value
+
+
+# Every GameConfig field that has an OpenSpiel parameter (its `ConfigOption.parameter`), with
+# its default; record_events has none (the adapter never records events).
 _DEFAULTS = GameConfig()
 PARAMETERS: dict[str, Any] = {
-    "players": DEFAULT_PLAYERS,
-    "faction_mode": _DEFAULTS.faction_mode,
-    "factions": "",
-    "region_die_west_faces": ";".join(str(s) for s in _DEFAULTS.region_die_west_faces),
-    "strict_control": _DEFAULTS.strict_control,
-    "desert_landing": _DEFAULTS.desert_landing,
-    "face_dancers": _DEFAULTS.face_dancers,
-    "guild_income_per_lander": _DEFAULTS.guild_income_per_lander,
-    "strict_alliance_victory": _DEFAULTS.strict_alliance_victory,
-    "smugglers_land_anywhere": _DEFAULTS.smugglers_land_anywhere,
-    "win_reward": float(_DEFAULTS.win_reward),
-    "loss_reward": float(_DEFAULTS.loss_reward),
-    "skip_forced_decisions": _DEFAULTS.skip_forced_decisions,
+    o.parameter: _parameter_value(o, getattr(_DEFAULTS, o.name))
+    for o in CONFIG_OPTIONS
+    if o.parameter
 }
 
 GAME_TYPE = pyspiel.GameType(
@@ -139,23 +159,19 @@ def config_from_params(params: dict[str, Any]) -> GameConfig:
             f"unknown parameter(s) {unknown} for {SHORT_NAME}; known: {sorted(PARAMETERS)}"
         )
     p = {**PARAMETERS, **params}
-    factions = _int_list("factions", p["factions"]) or None
-    return GameConfig(
-        num_players=p["players"],
-        faction_mode=p["faction_mode"],
-        factions=factions,
-        region_die_west_faces=_int_list("region_die_west_faces", p["region_die_west_faces"]),
-        strict_control=p["strict_control"],
-        desert_landing=p["desert_landing"],
-        face_dancers=p["face_dancers"],
-        guild_income_per_lander=p["guild_income_per_lander"],
-        strict_alliance_victory=p["strict_alliance_victory"],
-        smugglers_land_anywhere=p["smugglers_land_anywhere"],
-        win_reward=float(p["win_reward"]),
-        loss_reward=float(p["loss_reward"]),
-        skip_forced_decisions=p["skip_forced_decisions"],
-        record_events=False,
-    )
+    kwargs: dict[str, Any] = {"record_events": False}
+    for option in CONFIG_OPTIONS:
+        if not option.parameter:
+            continue
+        value = p[option.parameter]
+        if option.kind == FACTIONS:
+            value = _int_list(option.parameter, value) or None
+        elif option.kind == SECTORS:
+            value = _int_list(option.parameter, value)
+        elif option.kind == REWARD:
+            value = float(value)
+        kwargs[option.name] = value
+    return GameConfig(**kwargs)
 
 
 # --- chance: the one place that knows how the engine draws ------------------------------------
@@ -356,8 +372,7 @@ class DuneState(pyspiel.State):
             or player != engine.pending_seat
         ):
             return []
-        offset = KIND_OFFSET[engine.pending_kind]
-        return sorted(offset + option for option in legal_options(engine))
+        return sorted(legal_action_ids(engine))
 
     def _apply_action(self, action: int) -> None:
         if self._draw_range is not None:
@@ -373,8 +388,12 @@ class DuneState(pyspiel.State):
         kind, option = decode_action(int(action))
         if kind != engine.pending_kind or option not in legal_options(engine):
             raise ValueError(
-                f"action {action} ({ACTIONS[action].name!r}) is not legal for seat "
-                f"{engine.pending_seat}; legal: {self._legal_actions(engine.pending_seat)}"
+                illegal_action_message(
+                    int(action),
+                    engine.pending_kind,
+                    sorted(legal_options(engine)),
+                    f"seat {engine.pending_seat}",
+                )
             )
         self._option = option
         self._chosen = []
@@ -428,7 +447,7 @@ class DuneState(pyspiel.State):
         text = self.board_text()
         if self._draw_range is not None:
             text += (
-                f"\nApplying {ACTIONS[KIND_OFFSET[self.engine.pending_kind] + self._option].name}"
+                f"\nApplying {ACTIONS[action_of(self.engine.pending_kind, self._option)].name}"
                 f": chance draw {len(self._chosen) + 1} (0..{self._draw_range - 1})"
             )
         return text

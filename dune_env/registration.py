@@ -5,13 +5,13 @@ imported by `make`).
 
 Keyword arguments of `make` go to `DuneSingleAgentEnv` (learner, opponents, illegal_penalty,
 opponent_sampler and every game option, e.g. num_players=4).  The made env answers
-`env.action_masks()` (an `ActionMasks` wrapper outside Gymnasium's own).  The version follows
-`dune_v1`: both are bumped together (see CHANGELOG.md, "Versions of the environment").
+`env.action_masks()` (an `ActionMasks` wrapper outside Gymnasium's own).  The id's version is the
+environment's (`dune_env/env_version.py`; see CHANGELOG.md, "Versions of the environment").
 """
 
 from __future__ import annotations
 
-GYMNASIUM_ID = "dune_env/Dune-v1"
+from .env_version import GYMNASIUM_ID as GYMNASIUM_ID
 
 
 def register_gymnasium_envs() -> None:

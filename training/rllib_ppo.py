@@ -25,6 +25,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from dune_env.env_version import ENV_NAME
 from training.config_utils import RunConfig, config_from_cli
 
 
@@ -137,11 +138,11 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
 
     from dune_env.policies.rllib_module import ActionMaskingTorchRLModule
 
-    register_env("dune_v1_rllib", make_multi_agent_env)
+    register_env(f"{ENV_NAME}_rllib", make_multi_agent_env)
     config = (
         PPOConfig()
         .environment(
-            "dune_v1_rllib",
+            f"{ENV_NAME}_rllib",
             # Masked sampling never plays an illegal action; "penalize" is the safety net.
             env_config={"num_players": cfg.num_players, "illegal_action": "penalize"},
             disable_env_checking=True,  # RLlib's checker steps unmasked random actions

@@ -24,6 +24,7 @@ from .constants import (
     NO_ONE,
     NUM_FACTIONS,
     NUM_LOCATIONS,
+    NUM_TOKEN_TYPES,
     NUM_UNIT_TYPES,
     Faction,
     Token,
@@ -361,6 +362,53 @@ class Game:
         _check_index("region", region, NUM_LOCATIONS - 2, "a Region")
         token = self.state.region_token[region]
         return None if token == NO_ONE else Token(token)
+
+    @property
+    def shield_holder(self) -> int:
+        """The faction holding the Shield (KANLY-4), or NO_ONE while it is in the supply."""
+        return self.state.shield_holder
+
+    @property
+    def snooper_holder(self) -> int:
+        """The faction holding the Snooper (KANLY-4), or NO_ONE while it is in the supply."""
+        return self.state.snooper_holder
+
+    def has_thumper(self, faction: int) -> bool:
+        """Whether `faction` holds a Thumper (KANLY-5; at most one each)."""
+        _check_index("faction", faction, NUM_FACTIONS)
+        return self.state.thumpers[faction] > 0
+
+    @property
+    def thumper_supply(self) -> int:
+        """The Thumpers left in the common supply (COMP-2: four in all)."""
+        return self.state.thumper_supply
+
+    def token_supply(self, token: int) -> int:
+        """The property tokens of type `token` (a Token) left in the common supply (COMP-2)."""
+        _check_index("token", token, NUM_TOKEN_TYPES, "a Token")
+        return self.state.token_supply[int(token)]
+
+    @property
+    def seat_factions(self) -> list[int]:
+        """The faction of each seat, seat 0 first (NO_ONE for a seat yet to draft, SETUP-5)."""
+        return list(self.state.seat_faction)
+
+    @property
+    def first_seat(self) -> int:
+        """The seat of the first player (SETUP-5)."""
+        return self.state.first_seat
+
+    def prediction(self, seat: int) -> int:
+        """The Bene Gesserit's prediction (BG-0) as `seat` knows it: the predicted faction, or
+        NO_ONE before it is made.  Only the Bene Gesserit's seat may know it; asking for
+        another seat is a ValueError (the prediction is hidden from it)."""
+        s = self.state
+        _check_index("seat", seat, s.num_players)
+        if s.seat_faction[seat] != Faction.BENE_GESSERIT:
+            raise ValueError(
+                f"seat {seat} is not the Bene Gesserit: the prediction is hidden from it (BG-0)"
+            )
+        return s.bg_prediction
 
     @property
     def last_battle(self) -> BattleResult | None:

@@ -11,8 +11,12 @@ from .action_table import (
     KIND_ORDER,
     NUM_ACTIONS,
     action_id,
+    action_mask,
     action_name,
+    action_of,
     decode_action,
+    legal_action_ids,
+    option_of,
 )
 from .aec import GameOverError, IllegalActionError, InvalidActionError, env, raw_env
 from .config import EnvConfig
@@ -37,8 +41,12 @@ __all__ = [
     "Observer",
     "STATE_LAYOUT",
     "action_id",
+    "action_mask",
     "action_name",
+    "action_of",
     "decode_action",
+    "legal_action_ids",
+    "option_of",
     "env",
     "raw_env",
 ]

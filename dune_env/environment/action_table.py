@@ -10,15 +10,25 @@ actions.  The table is pinned by `tests/env/golden/action_table.txt` and documen
 
 Names are `"<KIND>: <option text>"`, unique over the whole table; `action_name(id)` and
 `action_id(name)` convert both ways.
+
+It is also the one action codec of every adapter (the AEC and vector environments, the
+single-agent env, OpenSpiel, observation policies, replays, human play): `action_of` /
+`option_of` convert between an action id and an option of the pending decision,
+`legal_action_ids` / `fill_mask` give the legal ids and the action mask, and
+`illegal_action_message` / `illegal_option_message` say what was wrong and what is legal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..engine.decisions import OPTION_COUNTS, SPECS, TABLE_ORDER, DecisionKind
+from ..engine.game import legal_options
+from ..engine.state import GameState
+from .config import ENV_NAME
 
 # The order of the blocks: each kind's declared `table_position` (its `DecisionSpec`, in its
 # step module), not the enum order, so that reordering the engine's enum can never silently
@@ -120,7 +130,7 @@ def action_id(name_or_kind: str | int, option: int | None = None) -> int:
         raise TypeError(f"option must be an int, not {option!r}")
     if not 0 <= option < OPTION_COUNTS[kind]:
         raise ValueError(f"option {option} is outside 0..{OPTION_COUNTS[kind] - 1} for {kind.name}")
-    return KIND_OFFSET[kind] + option
+    return action_of(kind, option)
 
 
 def action_name(action: int) -> str:
@@ -142,6 +152,75 @@ def _checked(action: int) -> int:
     return int(action)
 
 
+# --- the codec: what every adapter uses to go between action ids and engine options -------
+
+
+def action_of(kind: int, option: int) -> int:
+    """The action id of `option` of decision kind `kind` (unchecked: for options the engine
+    or a policy gave, already known to be legal)."""
+    return KIND_OFFSET[kind] + option
+
+
+def option_of(kind: int, action: int) -> int:
+    """The engine option that action id `action` means at a decision of kind `kind`, or -1
+    when the id belongs to another kind's block (it can then never be legal)."""
+    option = action - KIND_OFFSET[kind]
+    return option if 0 <= option < OPTION_COUNTS[kind] else -1
+
+
+def action_ids(kind: int, options: Iterable[int], base: int = 0) -> list[int]:
+    """The action ids of `options` of kind `kind`, each plus `base` (a row's start in a flat
+    batch of masks: row * NUM_ACTIONS)."""
+    offset = KIND_OFFSET[kind] + base  # (adding in Python is faster than in numpy here)
+    return [offset + o for o in options]
+
+
+def legal_action_ids(state: GameState, base: int = 0) -> list[int]:
+    """The legal action ids of the pending decision (each plus `base`); [] once the game is
+    over."""
+    kind = state.pending_kind
+    if kind < 0:
+        return []
+    return action_ids(kind, legal_options(state), base)
+
+
+def fill_mask(mask: np.ndarray, state: GameState) -> np.ndarray:
+    """Set the entries of the legal actions of the pending decision in `mask` (a zeroed
+    array of NUM_ACTIONS entries) to 1; returns `mask`."""
+    mask[legal_action_ids(state)] = 1
+    return mask
+
+
+def action_mask(state: GameState, seat: int) -> np.ndarray:
+    """The int8 action mask of `seat`: its legal actions if it decides now, else all 0."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if state.pending_seat == seat:
+        fill_mask(mask, state)
+    return mask
+
+
+def illegal_action_message(
+    action: int, kind: int, options: Iterable[int], who: str, legal_label: str = "legal actions"
+) -> str:
+    """Why action id `action` cannot be played by `who` at a decision of kind `kind` whose
+    legal options are `options`: its name and (the first 12 of) the legal ids with names."""
+    legal = action_ids(kind, options)
+    shown = ", ".join(f"{a}={ACTIONS[a].name!r}" for a in legal[:12])
+    more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+    return (
+        f"action {action} ({ACTIONS[action].name!r}) is not legal for {who} at decision "
+        f"{DecisionKind(kind).name}; {legal_label}: [{shown}{more}]"
+    )
+
+
+def illegal_option_message(who: str, option: object, kind: int, options: list[int]) -> str:
+    """Why engine policy `who` may not choose `option` at a decision of kind `kind`."""
+    return (
+        f"{who} chose option {option!r}, which is not legal for {DecisionKind(kind).name}; "
+        f"legal options: {options}"
+    )
+
+
 def table_lines() -> list[str]:
     """One line per action, `id<TAB>name`: the golden-file format."""
     return [f"{a.id}\t{a.name}" for a in ACTIONS]
@@ -150,7 +229,7 @@ def table_lines() -> list[str]:
 def markdown() -> str:
     """docs/action_table.md."""
     lines = [
-        "# Action table of `dune_v1`",
+        f"# Action table of `{ENV_NAME}`",
         "",
         "<!-- Generated by `python -m dune_env.environment.docs`; do not edit by hand. -->",
         "",

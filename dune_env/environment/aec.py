@@ -28,11 +28,20 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
 
 from ..engine.constants import FACTION_NAMES, NO_ONE
-from ..engine.decisions import OPTION_COUNTS, DecisionKind
+from ..engine.decisions import DecisionKind
 from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import GameState, Phase
-from .action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS, InvalidActionError, check_action
-from .config import RENDER_MODES, EnvConfig
+from .action_table import (
+    NUM_ACTIONS,
+    InvalidActionError,
+    action_ids,
+    action_of,
+    check_action,
+    illegal_action_message,
+    illegal_option_message,
+    option_of,
+)
+from .config import ENV_NAME, RENDER_MODES, EnvConfig
 from .observer import OBS_LAYOUT, STATE_LAYOUT, Observer
 
 _KIND_NAMES = tuple(k.name for k in DecisionKind)
@@ -62,7 +71,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     """
 
     metadata = {
-        "name": "dune_v1",
+        "name": ENV_NAME,
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
@@ -198,7 +207,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def _require_game(self) -> Game:
         if self.game is None:
-            raise RuntimeError("dune_v1: call reset() (or restore()) before using the environment")
+            raise RuntimeError(
+                f"{ENV_NAME}: call reset() (or restore()) before using the environment"
+            )
         return self.game
 
     def _info(self, state: GameState, seat: int) -> dict[str, Any]:
@@ -249,8 +260,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self._legal_kind = kind
             self._legal_opts = opts
             if kind >= 0:
-                offset = KIND_OFFSET[kind]  # (adding in Python is faster than in numpy here)
-                self._legal_ids = np.array([o + offset for o in opts], dtype=np.intp)
+                self._legal_ids = np.array(action_ids(kind, opts), dtype=np.intp)
             else:
                 self._legal_ids = np.zeros(0, dtype=np.intp)
             self._legal_key = key
@@ -343,10 +353,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             if option not in opts:
                 name = getattr(policy, "name", type(policy).__name__)
                 raise IllegalActionError(
-                    f"policy {name!r} chose option {option!r}, which is not legal for "
-                    f"{DecisionKind(self._legal_kind).name}; legal options: {opts}"
+                    illegal_option_message(f"policy {name!r}", option, self._legal_kind, opts)
                 )
-            return KIND_OFFSET[self._legal_kind] + int(option)
+            return action_of(self._legal_kind, int(option))
         if callable(policy):
             obs = self.observe(self.agent_selection)
             return check_action(policy(obs["observation"], obs["action_mask"]))
@@ -374,8 +383,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         state = game.state
         opts = self._legal(state)
         kind = self._legal_kind
-        option = action - KIND_OFFSET[kind]
-        if not 0 <= option < OPTION_COUNTS[kind] or option not in opts:
+        option = option_of(kind, action)
+        if option < 0 or option not in opts:
             self._illegal(agent, action)
             return
         if self._rewards_dirty:
@@ -400,16 +409,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     def _illegal(self, agent: str, action: int) -> None:
-        opts = self._legal_opts
-        kind = DecisionKind(self._legal_kind)
         if self.config.illegal_action == "raise":
-            legal = [KIND_OFFSET[kind] + o for o in opts]
-            shown = ", ".join(f"{a}={ACTIONS[a].name!r}" for a in legal[:12])
-            more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
             faction = self.infos[agent]["faction_name"] or "no faction yet"
             raise IllegalActionError(
-                f"action {action} ({ACTIONS[action].name!r}) is not legal for {agent} "
-                f"({faction}) at decision {kind.name}; legal actions: [{shown}{more}]"
+                illegal_action_message(
+                    action, self._legal_kind, self._legal_opts, f"{agent} ({faction})"
+                )
             )
         EnvLogger.warn_on_illegal_move()
         if self._rewards_dirty:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..engine.config import ConfigError, GameConfig
+from ..env_version import ENV_NAME as ENV_NAME
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -57,7 +58,7 @@ class EnvConfig:
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
             raise ConfigError(
-                f"unknown configuration key(s) {unknown} for dune_v1; known keys: {known}"
+                f"unknown configuration key(s) {unknown} for {ENV_NAME}; known keys: {known}"
             )
         engine = {**ENGINE_DEFAULT_OVERRIDES}
         engine.update({k: v for k, v in kwargs.items() if k in engine_keys()})

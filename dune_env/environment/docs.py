@@ -1,7 +1,8 @@
 """Regenerate the environment's generated documentation from the code.
 
     python -m dune_env.environment.docs          # write docs/action_table.md, docs/decisions.md,
-                                                 # docs/observation.md
+                                                 # docs/observation.md, and the configuration
+                                                 # tables of docs/rules.md
     python -m dune_env.environment.docs --check  # exit 1 if any of them is out of date
 
 `tests/env/test_golden.py` fails when the files in docs/ differ from what this module writes.
@@ -13,9 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..engine.config import CONFIG_OPTIONS, GameConfig
 from ..engine.decisions import SPECS
 from . import action_table
-from .observer import (
+from .fields import (
     LEGACY_OBS_SIZE,
     OBS_LAYOUT,
     PRIVATE_FIELDS,
@@ -82,9 +84,14 @@ fields in **absolute** seats (seat 0 is player_0), followed by every hidden fiel
 The first {public_size} entries (up to `last_battle_leaders`) are the public fields; the next
 {private_size} are the observer's private fields; the last {rules_size} (`rules_variant`) state
 the game's rule variants, the same for every observer and constant during a game, so that one
-policy can serve every variant. They come last on purpose: a model trained before they existed
-takes the first {legacy_size} entries, and `dune_env.policies.sb3` loads such models by giving
-them that prefix.
+policy can serve every variant. They came last on purpose: a model trained before they existed
+takes the first {legacy_size} entries (`dune_env.policies.sb3` gives `.zip` models that prefix).
+
+Safe-format models (`.safetensors` + `.json`) record the layout they were trained on, field by
+field (older descriptions are recognised by their fingerprint), and loading finds each field
+the model reads in today's layout by name (`dune_env/policies/layouts.py`): adding a field or a
+rule variant never stops a model from loading; a field it reads that is gone or changed is a
+clear error.
 
 ## State layout ({state_size} entries)
 
@@ -143,8 +150,8 @@ def decisions_markdown() -> str:
     rows = []
     for kind in action_table.KIND_ORDER:
         spec = SPECS[kind]
-        first = action_table.KIND_OFFSET[kind]
-        last = first + spec.option_count - 1
+        first = action_table.action_of(kind, 0)
+        last = action_table.action_of(kind, spec.option_count - 1)
         module = spec.apply.__module__.replace("dune_env.", "dune_env/").replace(".", "/")
         rows.append(
             f"| {kind.name} | {int(kind)} | {first}-{last} | {spec.option_count} | "
@@ -158,12 +165,51 @@ def decisions_markdown() -> str:
     return _DECISIONS_INTRO + "\n".join(rows + summaries) + "\n"
 
 
+_TABLE_BEGIN = "<!-- {name}: generated from CONFIG_OPTIONS (dune_env/engine/config.py) -->"
+_TABLE_END = "<!-- end of {name} -->"
+
+
+def _default_text(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def config_tables() -> dict[str, str]:
+    """docs/rules.md's two configuration tables (fields that change the rules, fields that
+    set up the table), from `CONFIG_OPTIONS`."""
+    defaults = GameConfig()
+    tables = {}
+    for name, changes, header in (
+        ("rule variants table", True, "what it changes"),
+        ("set-up fields table", False, "meaning"),
+    ):
+        lines = [f"| field | rule | default | {header} |", "|---|---|---|---|"]
+        for o in CONFIG_OPTIONS:
+            if o.changes_rules == changes:
+                default = _default_text(getattr(defaults, o.name))
+                lines.append(f"| `{o.name}` | {o.rules} | `{default}` | {o.doc} |")
+        tables[name] = "\n".join(lines)
+    return tables
+
+
+def rules_markdown(current: str) -> str:
+    """docs/rules.md (`current`) with its configuration tables regenerated."""
+    for name, table in config_tables().items():
+        begin, end = _TABLE_BEGIN.format(name=name), _TABLE_END.format(name=name)
+        head, found, rest = current.partition(begin)
+        _, found_end, tail = rest.partition(end)
+        if not found or not found_end:
+            raise ValueError(f"docs/rules.md lacks the markers of its {name}: {begin} ... {end}")
+        current = f"{head}{begin}\n{table}\n{end}{tail}"
+    return current
+
+
 def generated_files() -> dict[str, str]:
     """File name in docs/ -> content."""
     return {
         "action_table.md": action_table.markdown(),
         "decisions.md": decisions_markdown(),
         "observation.md": observation_markdown(),
+        "rules.md": rules_markdown((DOCS_DIR / "rules.md").read_text(encoding="utf-8")),
     }
 
 

@@ -29,6 +29,9 @@ class Field:
             max_raw / scale (the lower bound is always 0).
         seat_axis: the axis indexed by seat (relative to the observer in observations), or None.
         start: first index in the vector (set by `Layout`).
+        entries: names of the entries, for a field whose entries are independent named flags
+            (`rules_variant`); a model trained on the field's older entries is mapped onto
+            the new ones by name.  Empty otherwise.
     """
 
     name: str
@@ -38,6 +41,7 @@ class Field:
     max_raw: float = 1.0
     seat_axis: int | None = None
     start: int = 0
+    entries: tuple[str, ...] = ()
 
     @property
     def size(self) -> int:
@@ -65,7 +69,11 @@ class Layout:
         for f in fields:
             if f.seat_axis is not None and f.shape[f.seat_axis] not in (MAX_SEATS, MAX_SEATS + 1):
                 raise ValueError(f"field {f.name}: a seat axis must have 8 or 9 entries")
-            placed.append(Field(f.name, f.shape, f.doc, f.scale, f.max_raw, f.seat_axis, start))
+            if f.entries and len(f.entries) != f.size:
+                raise ValueError(f"field {f.name}: {len(f.entries)} entry names, {f.size} entries")
+            placed.append(
+                Field(f.name, f.shape, f.doc, f.scale, f.max_raw, f.seat_axis, start, f.entries)
+            )
             start += placed[-1].size
         self.name = name
         self.fields: tuple[Field, ...] = tuple(placed)

@@ -1,26 +1,10 @@
 """The observer: fills one flat float32 vector with named slices from a game state.
 
-Three layouts share their first part, the *public* fields (everything every player sees):
-
-- `OBS_LAYOUT` = public fields + the observer's own private fields, **egocentric**: relative
-  seat 0 is the observer, relative seat r is absolute seat (observer + r) mod n (clockwise).
-- `STATE_LAYOUT` = public fields + every hidden field (both battle bids, the Bene Gesserit
-  prediction), in **absolute** seats: the global state for centralised critics.
-
-Both end with `RULES_FIELDS`: the game configuration's rule variants (`rules_variant`), so one
-policy can serve every variant.  They come last so that a model trained before they existed
-sees exactly the first `LEGACY_OBS_SIZE` entries (`dune_env.policies.sb3` relies on it).
-
-Fields indexed by seat have 8 slots (9 where the last slot is the common supply); slots of seats
-past the player count stay 0.  Values are raw numbers divided by the field's scale.
-
-Every field is declared once, as a `Feature` of `PUBLIC_FEATURES` (or a `SecretFeature` of
-`PRIVATE_FEATURES` / `HIDDEN_FEATURES`): its `Field` (name, shape, scale, doc), its extractor
-(a function of the state), how the extractor's result is written (`encoding`), the state
-attributes it reads (`reads`) and its change group (`group`).  The layouts, the docs and the
-cache all derive from these declarations: to add a public field, add one `public_feature(...)`
-to `PUBLIC_FEATURES` at its place in the layout, with its extractor function (the extractors
-are written above the declarations); the layout changes, so regenerate the golden files.
+What the vectors hold -- every field, the layouts `OBS_LAYOUT` (egocentric: relative seat r
+is absolute seat (observer + r) mod n), `STATE_LAYOUT` (absolute seats, hidden fields
+included) and their docs -- is declared in `dune_env.environment.fields`.  This module holds
+what runs at every decision (compiled with mypyc): the extractors, bound to those declarations
+by field name, the incremental cache and `Observer`.
 
 How it stays cheap: the public part is built once per engine decision in absolute seats and
 cached; an observation is one gather through a precomputed seat permutation plus the few
@@ -36,7 +20,6 @@ decision counter.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter, ne
 from typing import Any, Final, NamedTuple
@@ -44,116 +27,47 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from ..engine import information
-from ..engine.config import GameConfig
+from ..engine.config import GameConfig, variant_values
 from ..engine.constants import (
     FACTION_DIE_SYMBOLS,
-    MAX_ROUNDS,
-    NUM_DICE,
     NUM_FACTIONS,
     NUM_LOCATIONS,
-    NUM_REGIONS,
-    NUM_THUMPERS,
     NUM_TOKEN_TYPES,
     NUM_UNIT_TYPES,
-    PROPERTY_TOKENS_PER_TYPE,
-    STORAGE_CAP,
     Die,
 )
-from ..engine.decisions import NUM_DECISION_KINDS
-from ..engine.map_data import NUM_SECTORS
-from ..engine.state import GameState, Phase
+from ..engine.state import GameState
 from .action_table import KIND_ORDER
-from .layout import MAX_SEATS, Field, Layout
+from .fields import (
+    DENSE,
+    HIDDEN_FIELDS,
+    INDEX,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    ONE_HOT,
+    PRIVATE_FIELDS,
+    PUBLIC_LAYOUT,
+    PUBLIC_SIZE,
+    ROWS,
+    RULES_SIZE,
+    SCALAR,
+    SPARSE,
+    STATE_LAYOUT,
+    STATE_SIZE,
+    ChangeGroup,
+    Feature,
+    SecretFeature,
+    bind_public,
+    bind_secret,
+    played_size,
+    secret_plan,
+)
+from .layout import MAX_SEATS
 
 S: Final = MAX_SEATS
 _LOC: Final = NUM_LOCATIONS * NUM_UNIT_TYPES  # 24 unit counts per faction
-_MAX_UNITS: Final = 12
-_MAX_LEADERS: Final = 2
-_SPICE_SCALE: Final = 10.0
-_MAX_SPICE: Final = 99  # the snapshot validator's bound on pool and grant
-_NUM_PHASES: Final = len(Phase)
 
-# --- how a feature's extractor result is written --------------------------------------------
-
-DENSE: Final = 0
-"""The extractor returns the raw values of the field's first entries: all of them, or for a
-field whose seat axis is its first axis, those of the seats in play (slots past them stay 0)."""
-ONE_HOT: Final = 1
-"""The extractor returns the positions (flat, within the field) of the entries that are 1."""
-SPARSE: Final = 2
-"""The extractor returns (positions within the field, raw values) of its non-zero entries."""
-ROWS: Final = 3
-"""The extractor returns one row of raw values per seat in play (a field of shape (S, ...)):
-rows are compared and rewritten one by one (unit counts: a decision moves one or two)."""
-INDEX: Final = 4
-"""One-hot with at most one 1: the extractor returns its position, or NONE for all 0."""
-SCALAR: Final = 5
-"""A field of one entry: the extractor returns its raw value."""
 NONE: Final = -1  # what an INDEX extractor returns when no entry is 1
-
-# --- change groups ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ChangeGroup:
-    """Features whose entries are compared and rewritten together.
-
-    A group is only a matter of speed (any grouping gives the same observations).  With
-    `watch`, the group first compares the state attributes its features read
-    (`Feature.reads`, fetched in one `attrgetter` call) with those it was last written from:
-    when none changed it is skipped, else only the features reading a changed attribute are
-    re-extracted.  Worth it for groups that rarely change.  Without `watch`, its features are
-    extracted at every rebuild.  Either way an entry is written only when its value changed.
-    """
-
-    name: str
-    watch: bool
-
-
-UNIT_COUNTS: Final = ChangeGroup("unit counts", watch=True)
-PIECES: Final = ChangeGroup("pieces", watch=True)  # per-seat counts, supplies
-BOARD: Final = ChangeGroup("board", watch=True)  # once a turn or less
-DICE: Final = ChangeGroup("dice", watch=True)  # rolled or fixed: a third of the decisions
-DECISION: Final = ChangeGroup("decision", watch=False)  # the pending decision: nearly always
-CONTEXT: Final = ChangeGroup("context", watch=True)  # allies, offers, recruiting, landing
-BATTLE: Final = ChangeGroup("battle", watch=True)  # the battle in progress
-LAST_BATTLE: Final = ChangeGroup("last battle", watch=True)
-
-Extractor = Callable[[GameState], Any]
-SecretExtractor = Callable[[GameState, int], tuple[Sequence[int], Sequence[int]]]
-
-
-@dataclass(frozen=True)
-class Feature:
-    """One public field and how it is computed from the state.
-
-    Attributes:
-        field: the field's place in the layouts, shape, scale and doc.
-        encoding: what `extract` returns (INDEX, SCALAR, DENSE, ONE_HOT, SPARSE or ROWS).
-        group: the change group (see UNIT_COUNTS...): compared and rewritten together.
-        reads: every `GameState` attribute `extract` reads; the feature is re-extracted only
-            when one of them changed (tests/env/test_observer_cache.py checks the list).
-        extract: a function of the state, in absolute seats.
-    """
-
-    field: Field
-    encoding: int
-    group: ChangeGroup
-    reads: tuple[str, ...]
-    extract: Extractor
-
-
-@dataclass(frozen=True)
-class SecretFeature:
-    """One private field (what one seat may see) or hidden field (the global state).
-
-    `extract(state, seat)` returns (positions within the field, raw values) of its non-zero
-    entries, seats absolute; for private fields it returns only what `seat` may see (as
-    `dune_env.engine.information` decides); hidden fields ignore `seat`.  Never cached.
-    """
-
-    field: Field
-    extract: SecretExtractor
 
 
 # --- reading the engine's records -------------------------------------------------------------
@@ -243,32 +157,12 @@ def _region_token(s: GameState) -> list[int]:
     return [r * NUM_TOKEN_TYPES + t for r, t in enumerate(s.region_token) if t >= 0]
 
 
-def _token_supply(s: GameState) -> list[int]:
-    return s.token_supply
-
-
-def _thumper_supply(s: GameState) -> int:
-    return s.thumper_supply
-
-
 def _storm_sector(s: GameState) -> int:
     return s.storm_sector - 1
 
 
 def _round(s: GameState) -> int:
     return s.round - 1
-
-
-def _first_seat(s: GameState) -> int:
-    return s.first_seat
-
-
-def _active_seat(s: GameState) -> int:
-    return s.active_seat
-
-
-def _phase(s: GameState) -> int:
-    return s.phase
 
 
 def _faction_dice(s: GameState) -> list[int]:
@@ -294,26 +188,6 @@ def _kanly_die(s: GameState) -> int:
     return s.dice_faces[_KANLY_DIE]
 
 
-def _dice_fixed(s: GameState) -> list[bool]:
-    return s.dice_fixed
-
-
-def _dice_used(s: GameState) -> list[bool]:
-    return s.dice_used
-
-
-def _recruit_dice(s: GameState) -> list[int]:
-    return s.recruit_dice
-
-
-def _ally_dice(s: GameState) -> list[int]:
-    return s.ally_dice
-
-
-def _pool(s: GameState) -> int:
-    return s.pool
-
-
 def _seat_of(s: GameState, faction: int) -> int:
     return s.faction_seat[faction] if faction >= 0 else NONE
 
@@ -334,18 +208,6 @@ def _axolotl_symbol(s: GameState) -> int:
     return s.axolotl_symbol if s.axolotl_symbol >= 0 else NONE
 
 
-def _leader_recruited(s: GameState) -> bool:
-    return s.leader_recruited
-
-
-def _land_consent(s: GameState) -> bool:
-    return s.land_consent
-
-
-def _grant(s: GameState) -> int:
-    return s.grant
-
-
 def _guild_paid(s: GameState) -> list[bool]:
     return [s.guild_paid[f] if f >= 0 else False for f in s.seat_faction]
 
@@ -360,10 +222,6 @@ def _decision_kind(s: GameState) -> int:
 
 def _decision_seat(s: GameState) -> int:
     return s.pending_seat if s.pending_kind >= 0 else NONE
-
-
-def _ghola_declined(s: GameState) -> bool:
-    return s.ghola_declined
 
 
 def _battle_region(s: GameState) -> int:
@@ -506,655 +364,57 @@ def _bg_prediction(s: GameState, seat: int) -> tuple[Sequence[int], Sequence[int
     return _NOTHING
 
 
-# --- the declarations ----------------------------------------------------------------------------
+# --- the extractors bound to the declared fields (dune_env.environment.fields) ---------------
 
-
-def public_feature(
-    name: str,
-    shape: tuple[int, ...],
-    doc: str,
-    *,
-    encoding: int,
-    group: ChangeGroup,
-    reads: tuple[str, ...],
-    extract: Extractor,
-    scale: int | float = 1.0,  # (not `float`: compiled code would turn an int into a float)
-    max_raw: int | float = 1.0,
-    seat_axis: int | None = None,
-) -> Feature:
-    """A public feature: a `Field` with its extractor (see `Feature`)."""
-    field = Field(name, shape, doc, scale=scale, max_raw=max_raw, seat_axis=seat_axis)
-    return Feature(field, encoding, group, reads, extract)
-
-
-_SF: Final = "seat_faction"
-_FS: Final = "faction_seat"
-
-PUBLIC_FEATURES: Final[tuple[Feature, ...]] = (
-    # --- players -------------------------------------------------------------------------
-    public_feature(
-        "seat_in_game",
-        (S,),
-        "1 for each seat that is played",
-        seat_axis=0,
-        encoding=DENSE,
-        group=PIECES,
-        reads=(_SF,),
-        extract=_seat_in_game,
-    ),
-    public_feature(
-        "seat_faction",
-        (S, NUM_FACTIONS),
-        "one-hot faction id of each seat (all 0 while a seat has not drafted)",
-        seat_axis=0,
-        encoding=ONE_HOT,
-        group=BOARD,
-        reads=(_SF,),
-        extract=_seat_faction,
-    ),
-    # --- pieces --------------------------------------------------------------------------
-    public_feature(
-        "units",
-        (S, NUM_LOCATIONS, NUM_UNIT_TYPES),
-        "unit counts of each seat's faction by location (10 regions in MAP-1 order, then "
-        "card, reserve) and unit type (regular, Sardaukar)",
-        scale=_MAX_UNITS,
-        max_raw=_MAX_UNITS,
-        seat_axis=0,
-        encoding=ROWS,
-        group=UNIT_COUNTS,
-        reads=(_SF, "units"),
-        extract=_units,
-    ),
-    public_feature(
-        "leaders",
-        (S, 2),
-        "leader tokens of each seat's faction: on its card, in its reserve",
-        scale=_MAX_LEADERS,
-        max_raw=_MAX_LEADERS,
-        seat_axis=0,
-        encoding=DENSE,
-        group=PIECES,
-        reads=(_SF, "leaders"),
-        extract=_leaders,
-    ),
-    public_feature(
-        "storage",
-        (S,),
-        "stored spice of each seat's faction (Corrino, Guild)",
-        scale=STORAGE_CAP,
-        max_raw=STORAGE_CAP,
-        seat_axis=0,
-        encoding=DENSE,
-        group=PIECES,
-        reads=(_SF, "storage"),
-        extract=_storage,
-    ),
-    public_feature(
-        "thumper",
-        (S,),
-        "1 if the seat holds a Thumper",
-        seat_axis=0,
-        encoding=DENSE,
-        group=PIECES,
-        reads=(_SF, "thumpers"),
-        extract=_thumper,
-    ),
-    public_feature(
-        "shield_holder",
-        (S + 1,),
-        "one-hot seat holding the Shield; slot 8 = common supply",
-        seat_axis=0,
-        encoding=INDEX,
-        group=BOARD,
-        reads=(_FS, "shield_holder"),
-        extract=_shield_holder,
-    ),
-    public_feature(
-        "snooper_holder",
-        (S + 1,),
-        "one-hot seat holding the Snooper; slot 8 = common supply",
-        seat_axis=0,
-        encoding=INDEX,
-        group=BOARD,
-        reads=(_FS, "snooper_holder"),
-        extract=_snooper_holder,
-    ),
-    # --- board ---------------------------------------------------------------------------
-    public_feature(
-        "region_token",
-        (NUM_REGIONS, NUM_TOKEN_TYPES),
-        "one-hot property token of each region (fortress, harvester, ornithopter)",
-        encoding=ONE_HOT,
-        group=BOARD,
-        reads=("region_token",),
-        extract=_region_token,
-    ),
-    public_feature(
-        "token_supply",
-        (NUM_TOKEN_TYPES,),
-        "property tokens of each type in the common supply",
-        scale=PROPERTY_TOKENS_PER_TYPE,
-        max_raw=PROPERTY_TOKENS_PER_TYPE,
-        encoding=DENSE,
-        group=PIECES,
-        reads=("token_supply",),
-        extract=_token_supply,
-    ),
-    public_feature(
-        "thumper_supply",
-        (1,),
-        "Thumpers in the common supply",
-        scale=NUM_THUMPERS,
-        max_raw=NUM_THUMPERS,
-        encoding=SCALAR,
-        group=PIECES,
-        reads=("thumper_supply",),
-        extract=_thumper_supply,
-    ),
-    public_feature(
-        "storm_sector",
-        (NUM_SECTORS,),
-        "one-hot storm sector 1..6",
-        encoding=INDEX,
-        group=BOARD,
-        reads=("storm_sector",),
-        extract=_storm_sector,
-    ),
-    public_feature(
-        "round",
-        (MAX_ROUNDS,),
-        "one-hot round 1..6",
-        encoding=INDEX,
-        group=BOARD,
-        reads=("round",),
-        extract=_round,
-    ),
-    # --- the turn ------------------------------------------------------------------------
-    public_feature(
-        "first_seat",
-        (S,),
-        "one-hot first player",
-        seat_axis=0,
-        encoding=INDEX,
-        group=BOARD,
-        reads=("first_seat",),
-        extract=_first_seat,
-    ),
-    public_feature(
-        "active_seat",
-        (S,),
-        "one-hot active player (whose turn it is)",
-        seat_axis=0,
-        encoding=INDEX,
-        group=BOARD,
-        reads=("active_seat",),
-        extract=_active_seat,
-    ),
-    public_feature(
-        "phase",
-        (_NUM_PHASES,),
-        "one-hot engine phase (dune_env.engine.Phase order)",
-        encoding=INDEX,
-        group=DECISION,
-        reads=("phase",),
-        extract=_phase,
-    ),
-    public_feature(
-        "faction_dice",
-        (4, NUM_FACTIONS),
-        "one-hot faction symbol shown by each of the four faction dice",
-        encoding=ONE_HOT,
-        group=DICE,
-        reads=("dice_faces",),
-        extract=_faction_dice,
-    ),
-    public_feature(
-        "region_die",
-        (NUM_SECTORS,),
-        "one-hot region die face 1..6",
-        encoding=INDEX,
-        group=DICE,
-        reads=("dice_faces",),
-        extract=_region_die,
-    ),
-    public_feature(
-        "spice_die",
-        (6,),
-        "one-hot spice die face: 1..5 spice, then Shai-Hulud",
-        encoding=INDEX,
-        group=DICE,
-        reads=("dice_faces",),
-        extract=_spice_die,
-    ),
-    public_feature(
-        "kanly_die",
-        (6,),
-        "one-hot Kanly die face: Poison, Crysknife, Hunter-seeker, Snooper, Shield, Thumper",
-        encoding=INDEX,
-        group=DICE,
-        reads=("dice_faces",),
-        extract=_kanly_die,
-    ),
-    public_feature(
-        "dice_fixed",
-        (NUM_DICE,),
-        "1 for each fixed die (faction 1-4, region, spice, Kanly)",
-        encoding=DENSE,
-        group=DICE,
-        reads=("dice_fixed",),
-        extract=_dice_fixed,
-    ),
-    public_feature(
-        "dice_used",
-        (4,),
-        "1 for each faction die already used (recruiting, face dancers)",
-        encoding=DENSE,
-        group=DICE,
-        reads=("dice_used",),
-        extract=_dice_used,
-    ),
-    public_feature(
-        "recruit_dice",
-        (4,),
-        "1 for each faction die left to the current recruiter",
-        encoding=ONE_HOT,
-        group=CONTEXT,
-        reads=("recruit_dice",),
-        extract=_recruit_dice,
-    ),
-    public_feature(
-        "ally_dice",
-        (4,),
-        "1 for each faction die reserved for the ally's recruiting",
-        encoding=ONE_HOT,
-        group=CONTEXT,
-        reads=("ally_dice",),
-        extract=_ally_dice,
-    ),
-    public_feature(
-        "pool",
-        (1,),
-        "the active player's spice pool",
-        scale=_SPICE_SCALE,
-        max_raw=_MAX_SPICE,
-        encoding=SCALAR,
-        group=DECISION,
-        reads=("pool",),
-        extract=_pool,
-    ),
-    public_feature(
-        "ally_seat",
-        (S,),
-        "one-hot seat of the active player's ally",
-        seat_axis=0,
-        encoding=INDEX,
-        group=CONTEXT,
-        reads=(_FS, "ally"),
-        extract=_ally_seat,
-    ),
-    public_feature(
-        "offer_target",
-        (S,),
-        "one-hot seat offered an alliance this turn",
-        seat_axis=0,
-        encoding=INDEX,
-        group=CONTEXT,
-        reads=(_FS, "offer_target"),
-        extract=_offer_target,
-    ),
-    public_feature(
-        "offer_symbol",
-        (NUM_FACTIONS,),
-        "one-hot faction symbol of that offer (TLX-3)",
-        encoding=INDEX,
-        group=CONTEXT,
-        reads=("offer_symbol",),
-        extract=_offer_symbol,
-    ),
-    public_feature(
-        "axolotl_symbol",
-        (NUM_FACTIONS,),
-        "one-hot symbol chosen by Tleilax (TLX-1)",
-        encoding=INDEX,
-        group=CONTEXT,
-        reads=("axolotl_symbol",),
-        extract=_axolotl_symbol,
-    ),
-    public_feature(
-        "leader_recruited",
-        (1,),
-        "1 if a leader was recruited this step (ATR-2)",
-        encoding=SCALAR,
-        group=CONTEXT,
-        reads=("leader_recruited",),
-        extract=_leader_recruited,
-    ),
-    public_feature(
-        "land_consent",
-        (1,),
-        "1 if landing in the ally's regions is allowed (LAND-4)",
-        encoding=SCALAR,
-        group=CONTEXT,
-        reads=("land_consent",),
-        extract=_land_consent,
-    ),
-    public_feature(
-        "grant",
-        (1,),
-        "spice the ally may still spend landing (CL-7)",
-        scale=_SPICE_SCALE,
-        max_raw=_MAX_SPICE,
-        encoding=SCALAR,
-        group=CONTEXT,
-        reads=("grant",),
-        extract=_grant,
-    ),
-    public_feature(
-        "guild_paid",
-        (S,),
-        "1 for each seat whose landing already paid the Guild this turn (GLD-1)",
-        seat_axis=0,
-        encoding=DENSE,
-        group=PIECES,
-        reads=(_SF, "guild_paid"),
-        extract=_guild_paid,
-    ),
-    public_feature(
-        "target_region",
-        (NUM_REGIONS,),
-        "one-hot movement target region (MOVE-1)",
-        encoding=INDEX,
-        group=CONTEXT,
-        reads=("target",),
-        extract=_target_region,
-    ),
-    # --- the pending decision and its context --------------------------------------------
-    public_feature(
-        "decision_kind",
-        (NUM_DECISION_KINDS,),
-        "one-hot kind of the pending decision (action-table block order)",
-        encoding=INDEX,
-        group=DECISION,
-        reads=("pending_kind",),
-        extract=_decision_kind,
-    ),
-    public_feature(
-        "decision_seat",
-        (S,),
-        "one-hot seat that must decide now",
-        seat_axis=0,
-        encoding=INDEX,
-        group=DECISION,
-        reads=("pending_kind", "pending_seat"),
-        extract=_decision_seat,
-    ),
-    public_feature(
-        "ghola_declined",
-        (1,),
-        "1 if the ghola was declined on this occasion (TLX-5)",
-        encoding=SCALAR,
-        group=CONTEXT,
-        reads=("ghola_declined",),
-        extract=_ghola_declined,
-    ),
-    public_feature(
-        "battle_region",
-        (NUM_REGIONS,),
-        "one-hot region of the current battle",
-        encoding=INDEX,
-        group=BATTLE,
-        reads=("battle_region",),
-        extract=_battle_region,
-    ),
-    public_feature(
-        "battle_defender",
-        (S,),
-        "one-hot seat of the current battle's defender",
-        seat_axis=0,
-        encoding=INDEX,
-        group=BATTLE,
-        reads=(_FS, "battle_defender"),
-        extract=_battle_defender,
-    ),
-    public_feature(
-        "fortress_stage",
-        (3,),
-        "one-hot fortress stage: to decide, declined, done",
-        encoding=INDEX,
-        group=BATTLE,
-        reads=("battle_region", "battle_fortress_stage"),
-        extract=_fortress_stage,
-    ),
-    public_feature(
-        "face_dancer_done",
-        (1,),
-        "1 once Tleilax stopped replacing units this battle",
-        encoding=SCALAR,
-        group=BATTLE,
-        reads=("battle_region", "face_dancer_done"),
-        extract=_face_dancer_done,
-    ),
-    public_feature(
-        "lend_queue",
-        (S,),
-        "1 for each seat still to be asked to lend a leader",
-        seat_axis=0,
-        encoding=ONE_HOT,
-        group=BATTLE,
-        reads=(_FS, "lend_queue"),
-        extract=_lend_queue,
-    ),
-    public_feature(
-        "lent",
-        (S,),
-        "1 for each seat that lent its leader this battle",
-        seat_axis=0,
-        encoding=DENSE,
-        group=PIECES,
-        reads=(_SF, "lent"),
-        extract=_lent,
-    ),
-    # --- the last battle, revealed -------------------------------------------------------
-    public_feature(
-        "last_battle_valid",
-        (1,),
-        "1 once a battle has been resolved",
-        encoding=INDEX,
-        group=LAST_BATTLE,
-        reads=("last_battle",),
-        extract=_last_battle_valid,
-    ),
-    public_feature(
-        "last_battle_region",
-        (NUM_REGIONS,),
-        "one-hot region of the last battle",
-        encoding=INDEX,
-        group=LAST_BATTLE,
-        reads=("last_battle",),
-        extract=_last_battle_region,
-    ),
-    public_feature(
-        "last_battle_attacker",
-        (S,),
-        "one-hot attacker seat of the last battle",
-        seat_axis=0,
-        encoding=INDEX,
-        group=LAST_BATTLE,
-        reads=(_FS, "last_battle"),
-        extract=_last_battle_attacker,
-    ),
-    public_feature(
-        "last_battle_defender",
-        (S,),
-        "one-hot defender seat of the last battle",
-        seat_axis=0,
-        encoding=INDEX,
-        group=LAST_BATTLE,
-        reads=(_FS, "last_battle"),
-        extract=_last_battle_defender,
-    ),
-    public_feature(
-        "last_battle_strength",
-        (2,),
-        "revealed strengths: attacker, defender",
-        scale=_SPICE_SCALE,
-        max_raw=_MAX_SPICE,
-        encoding=DENSE,
-        group=LAST_BATTLE,
-        reads=("last_battle",),
-        extract=_last_battle_strength,
-    ),
-    public_feature(
-        "last_battle_winner",
-        (2,),
-        "one-hot winner side: attacker, defender",
-        encoding=INDEX,
-        group=LAST_BATTLE,
-        reads=("last_battle",),
-        extract=_last_battle_winner,
-    ),
-    public_feature(
-        "last_battle_units",
-        (2, S, NUM_UNIT_TYPES),
-        "revealed bids: units committed by side (attacker, defender), owner seat, unit type",
-        scale=_MAX_UNITS,
-        max_raw=_MAX_UNITS,
-        seat_axis=1,
-        encoding=SPARSE,
-        group=LAST_BATTLE,
-        reads=(_FS, "last_battle"),
-        extract=_last_battle_units,
-    ),
-    public_feature(
-        "last_battle_leaders",
-        (2, S),
-        "revealed bids: leader tokens committed by side and owner seat",
-        scale=_MAX_LEADERS,
-        max_raw=_MAX_LEADERS,
-        seat_axis=1,
-        encoding=SPARSE,
-        group=LAST_BATTLE,
-        reads=(_FS, "last_battle"),
-        extract=_last_battle_leaders,
-    ),
+# fmt: off
+# Field name -> its extractor, in layout order (a state attribute read as is: attrgetter).
+PUBLIC_FEATURES: Final[tuple[Feature, ...]] = bind_public({
+    "seat_in_game": _seat_in_game, "seat_faction": _seat_faction, "units": _units,
+    "leaders": _leaders, "storage": _storage, "thumper": _thumper, "shield_holder": _shield_holder,
+    "snooper_holder": _snooper_holder, "region_token": _region_token,
+    "token_supply": attrgetter("token_supply"), "thumper_supply": attrgetter("thumper_supply"),
+    "storm_sector": _storm_sector, "round": _round, "first_seat": attrgetter("first_seat"),
+    "active_seat": attrgetter("active_seat"), "phase": attrgetter("phase"),
+    "faction_dice": _faction_dice, "region_die": _region_die, "spice_die": _spice_die,
+    "kanly_die": _kanly_die, "dice_fixed": attrgetter("dice_fixed"),
+    "dice_used": attrgetter("dice_used"), "recruit_dice": attrgetter("recruit_dice"),
+    "ally_dice": attrgetter("ally_dice"), "pool": attrgetter("pool"), "ally_seat": _ally_seat,
+    "offer_target": _offer_target, "offer_symbol": _offer_symbol,
+    "axolotl_symbol": _axolotl_symbol, "leader_recruited": attrgetter("leader_recruited"),
+    "land_consent": attrgetter("land_consent"), "grant": attrgetter("grant"),
+    "guild_paid": _guild_paid, "target_region": _target_region, "decision_kind": _decision_kind,
+    "decision_seat": _decision_seat, "ghola_declined": attrgetter("ghola_declined"),
+    "battle_region": _battle_region, "battle_defender": _battle_defender,
+    "fortress_stage": _fortress_stage, "face_dancer_done": _face_dancer_done,
+    "lend_queue": _lend_queue, "lent": _lent, "last_battle_valid": _last_battle_valid,
+    "last_battle_region": _last_battle_region, "last_battle_attacker": _last_battle_attacker,
+    "last_battle_defender": _last_battle_defender, "last_battle_strength": _last_battle_strength,
+    "last_battle_winner": _last_battle_winner, "last_battle_units": _last_battle_units,
+    "last_battle_leaders": _last_battle_leaders,
+})
+# fmt: on
+PRIVATE_FEATURES: Final[tuple[SecretFeature, ...]] = bind_secret(
+    PRIVATE_FIELDS,
+    {
+        "own_bid_units": _own_bid_units,
+        "own_bid_leaders": _own_bid_leaders,
+        "bg_prediction": _own_bg_prediction,
+    },
 )
-
-PRIVATE_FEATURES: Final[tuple[SecretFeature, ...]] = (
-    SecretFeature(
-        Field(
-            "own_bid_units",
-            (S, NUM_UNIT_TYPES),
-            "the bid in progress of the side the observer decides for (attacker = active "
-            "seat, defender = defender seat): units committed by owner seat and type; 0 for "
-            "everyone else",
-            scale=_MAX_UNITS,
-            max_raw=_MAX_UNITS,
-            seat_axis=0,
-        ),
-        _own_bid_units,
-    ),
-    SecretFeature(
-        Field(
-            "own_bid_leaders",
-            (S,),
-            "that bid's leader tokens by owner seat",
-            scale=_MAX_LEADERS,
-            max_raw=_MAX_LEADERS,
-            seat_axis=0,
-        ),
-        _own_bid_leaders,
-    ),
-    SecretFeature(
-        Field(
-            "bg_prediction",
-            (NUM_FACTIONS,),
-            "one-hot faction predicted by the Bene Gesserit (BG-0); only in the Bene "
-            "Gesserit's own observation",
-        ),
-        _own_bg_prediction,
-    ),
-)
-
-HIDDEN_FEATURES: Final[tuple[SecretFeature, ...]] = (
-    SecretFeature(
-        Field(
-            "bid_units",
-            (2, S, NUM_UNIT_TYPES),
-            "both bids in progress: units by side (attacker, defender), owner seat, unit type",
-            scale=_MAX_UNITS,
-            max_raw=_MAX_UNITS,
-            seat_axis=1,
-        ),
-        _all_bid_units,
-    ),
-    SecretFeature(
-        Field(
-            "bid_leaders",
-            (2, S),
-            "both bids in progress: leader tokens by side and owner seat",
-            scale=_MAX_LEADERS,
-            max_raw=_MAX_LEADERS,
-            seat_axis=1,
-        ),
-        _all_bid_leaders,
-    ),
-    SecretFeature(
-        Field("bg_prediction", (NUM_FACTIONS,), "one-hot faction predicted by the Bene Gesserit"),
-        _bg_prediction,
-    ),
-)
-
-PUBLIC_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in PUBLIC_FEATURES)
-PRIVATE_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in PRIVATE_FEATURES)
-HIDDEN_FIELDS: Final[tuple[Field, ...]] = tuple(f.field for f in HIDDEN_FEATURES)
-
-# The entries of `rules_variant`, in order: every GameConfig option that changes the rules.
-# (Rewards, skip_forced_decisions and record_events do not change what is legal.)
-RULES_VARIANT_ENTRIES: Final[tuple[str, ...]] = (
-    *(f"region_die_west_faces has {sector}" for sector in range(1, NUM_SECTORS + 1)),
-    "strict_control",
-    "desert_landing",
-    "face_dancers == 'spice'",
-    "guild_income_per_lander",
-    "strict_alliance_victory",
-    "smugglers_land_anywhere",
-)
-
-RULES_FIELDS: Final[tuple[Field, ...]] = (
-    Field(
-        "rules_variant",
-        (len(RULES_VARIANT_ENTRIES),),
-        "the game's rule variants (GameConfig), 1 = on: entries 0-5 region-die faces 1..6 "
-        "showing W (CL-1 `region_die_west_faces`), 6 `strict_control` (CL-3), 7 "
-        "`desert_landing` (CL-6), 8 `face_dancers` is 'spice' (TLX-4), 9 "
-        "`guild_income_per_lander` (GLD-1), 10 `strict_alliance_victory` (END-2), 11 "
-        "`smugglers_land_anywhere` (SMG-1); see docs/rules.md",
-    ),
+HIDDEN_FEATURES: Final[tuple[SecretFeature, ...]] = bind_secret(
+    HIDDEN_FIELDS,
+    {
+        "bid_units": _all_bid_units,
+        "bid_leaders": _all_bid_leaders,
+        "bg_prediction": _bg_prediction,
+    },
 )
 
 
 def rules_variant_values(config: GameConfig) -> list[float]:
     """The `rules_variant` entries of a configuration (RULES_VARIANT_ENTRIES order)."""
-    west = config.region_die_west_faces
-    return [float(sector in west) for sector in range(1, NUM_SECTORS + 1)] + [
-        float(config.strict_control),
-        float(config.desert_landing),
-        float(config.face_dancers == "spice"),
-        float(config.guild_income_per_lander),
-        float(config.strict_alliance_victory),
-        float(config.smugglers_land_anywhere),
-    ]
+    return variant_values(config)
 
-
-PUBLIC_LAYOUT: Final = Layout("public", PUBLIC_FIELDS)
-OBS_LAYOUT: Final = Layout("observation", PUBLIC_FIELDS + PRIVATE_FIELDS + RULES_FIELDS)
-STATE_LAYOUT: Final = Layout("state", PUBLIC_FIELDS + HIDDEN_FIELDS + RULES_FIELDS)
-PUBLIC_SIZE: Final = PUBLIC_LAYOUT.size
-OBS_SIZE: Final = OBS_LAYOUT.size
-STATE_SIZE: Final = STATE_LAYOUT.size
-RULES_SIZE: Final = sum(f.size for f in RULES_FIELDS)
-LEGACY_OBS_SIZE: Final = OBS_SIZE - RULES_SIZE  # the observation before `rules_variant` existed
 
 _OBS_RULES: Final = OBS_LAYOUT.slices["rules_variant"]
 _STATE_RULES: Final = STATE_LAYOUT.slices["rules_variant"]
@@ -1175,16 +435,6 @@ def _copied(values: tuple[Any, ...], lists: Sequence[int]) -> tuple[Any, ...]:
     return tuple(copy)
 
 
-def _played_size(f: Field, num_players: int) -> int:
-    """The number of entries a DENSE extractor returns: the played seats' part of a field
-    whose first axis is the seat axis, else the whole field."""
-    if f.seat_axis is None:
-        return f.size
-    if f.seat_axis != 0:
-        raise ValueError(f"field {f.name}: a DENSE field's seat axis must be its first axis")
-    return num_players * (f.size // f.shape[0])
-
-
 class _Slot:
     """One feature in one observer: where it writes and the values it last wrote."""
 
@@ -1198,7 +448,7 @@ class _Slot:
         self.start = f.start
         self.scale = _INV_SCALE[f.start]  # a field has one scale
         if feature.encoding == DENSE:
-            self.size = _played_size(f, num_players)
+            self.size = played_size(f, num_players)
         elif feature.encoding == ROWS:
             if f.seat_axis != 0:
                 raise ValueError(f"field {f.name}: ROWS needs the seat axis first")
@@ -1340,17 +590,6 @@ def _write_changes(
             buf[start + i] = value * scale
 
 
-def _secret_plan(
-    layout: Layout, features: tuple[SecretFeature, ...]
-) -> list[tuple[int, np.float32, SecretExtractor]]:
-    """(start, 1/scale, extractor) of each secret feature in `layout`."""
-    plan = []
-    for feature in features:
-        start = layout[feature.field.name].start
-        plan.append((start, layout.inv_scale[start], feature.extract))
-    return plan
-
-
 class Observer:
     """Builds observations and global states for games of one player count.
 
@@ -1377,8 +616,8 @@ class Observer:
             inverse = np.empty_like(perm)
             inverse[perm] = np.arange(perm.size)
             self._egocentric.append(inverse.tolist())
-        self._private = _secret_plan(OBS_LAYOUT, PRIVATE_FEATURES)
-        self._hidden = _secret_plan(STATE_LAYOUT, HIDDEN_FEATURES)
+        self._private = secret_plan(OBS_LAYOUT, PRIVATE_FEATURES)
+        self._hidden = secret_plan(STATE_LAYOUT, HIDDEN_FEATURES)
         self._key: object = None
         self._buffer = np.zeros(OBS_SIZE, dtype=np.float32)
         self._public = self._buffer[:PUBLIC_SIZE]

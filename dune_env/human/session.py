@@ -16,7 +16,7 @@ from typing import Any
 from ..engine import Game, GameConfig
 from ..engine.decisions import DecisionKind, describe_option
 from ..engine.events import render
-from ..environment.action_table import KIND_OFFSET
+from ..environment.action_table import action_of, option_of
 from ..environment.observer import Observer
 from ..replay.frames import board, seat_knowledge
 
@@ -79,9 +79,7 @@ class PlaySession:
         if not self.your_turn:
             return []
         kind = DecisionKind(self.game.state.pending_kind)
-        return [
-            (KIND_OFFSET[kind] + o, describe_option(kind, o)) for o in self.game.legal_options()
-        ]
+        return [(action_of(kind, o), describe_option(kind, o)) for o in self.game.legal_options()]
 
     def decision_name(self) -> str:
         state = self.game.state
@@ -135,7 +133,7 @@ class PlaySession:
                 f"{action_id} is not one of your legal options ({', '.join(map(str, legal))})"
             )
         self._undo.append(self.game.clone())
-        self.game.apply(action_id - KIND_OFFSET[self.game.state.pending_kind])
+        self.game.apply(option_of(self.game.state.pending_kind, action_id))
         self.play_bots()
 
     def undo(self) -> None:

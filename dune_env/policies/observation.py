@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from ..engine import Game
-from ..engine.decisions import DecisionKind
 
 ObsFn = Callable[[np.ndarray, np.ndarray], Any]
 
@@ -32,17 +31,13 @@ def observation_and_mask(
     game: Game, seat: int, observer: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `dune_v1` observation vector and int8 action mask of `seat` in `game`."""
-    from ..environment.action_table import KIND_OFFSET, NUM_ACTIONS
+    from ..environment.action_table import action_mask
     from ..environment.observer import Observer
 
     state = game.state
     if observer is None or observer.num_players != state.num_players:
         observer = Observer(state.num_players)
-    obs = observer.observe(state, object(), seat)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if state.pending_seat == seat and state.pending_kind >= 0:
-        mask[np.add(game.legal_options(), KIND_OFFSET[state.pending_kind])] = 1
-    return obs, mask
+    return observer.observe(state, object(), seat), action_mask(state, seat)
 
 
 class ObservationPolicy:
@@ -61,7 +56,7 @@ class ObservationPolicy:
         return np.array([self.fn(o, m) for o, m in zip(observations, masks, strict=True)])
 
     def act(self, game: Game, seat: int) -> int:
-        from ..environment.action_table import KIND_OFFSET
+        from ..environment.action_table import illegal_action_message, option_of
         from ..environment.observer import Observer
 
         state = game.state
@@ -78,10 +73,13 @@ class ObservationPolicy:
             raise ObservationPolicyError(
                 f"policy {self.name!r} returned {action!r}, not an int action id: {exc}"
             ) from exc
-        if not 0 <= action_id < mask.shape[0] or not mask[action_id]:
-            kind = DecisionKind(state.pending_kind)
+        if not mask[action_id]:
             raise ObservationPolicyError(
-                f"policy {self.name!r} returned action {action_id}, which is not legal for "
-                f"{kind.name}; legal ids: {np.flatnonzero(mask).tolist()[:20]}"
+                illegal_action_message(
+                    action_id,
+                    state.pending_kind,
+                    game.legal_options(),
+                    f"policy {self.name!r} (player_{seat})",
+                )
             )
-        return action_id - KIND_OFFSET[state.pending_kind]
+        return option_of(state.pending_kind, action_id)

@@ -16,7 +16,8 @@ from .registry import PolicyLoadError
 
 
 @lru_cache(maxsize=4)
-def _load_module(path: str) -> Any:
+def _load_module(path: str) -> tuple[Any, Any]:
+    """(the checkpoint's RLModule, the entries of today's observation it reads)."""
     module_dir = Path(path) / "learner_group" / "learner" / "rl_module" / "shared"
     if not module_dir.is_dir():
         raise PolicyLoadError(
@@ -39,8 +40,7 @@ def _load_module(path: str) -> Any:
     from .sb3 import check_spaces
 
     obs_space: Any = module.observation_space
-    check_spaces(obs_space["observations"], module.action_space, path)
-    return module
+    return module, check_spaces(obs_space["observations"], module.action_space, path)
 
 
 def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
@@ -48,14 +48,14 @@ def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
     from .registry import require_trust
 
     require_trust(path, "an RLlib checkpoint", trust)
-    module = _load_module(str(Path(path).resolve()))
+    module, columns = _load_module(str(Path(path).resolve()))
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
         import torch
 
         batch = {
             "obs": {
-                "observations": torch.from_numpy(observation[None]),
+                "observations": torch.from_numpy(observation[columns][None]),
                 "action_mask": torch.from_numpy(action_mask[None].astype(np.float32)),
             }
         }

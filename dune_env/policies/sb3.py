@@ -38,20 +38,28 @@ def load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
     return model
 
 
-def check_spaces(observation_space: Any, action_space: Any, label: str) -> None:
-    """A model must take dune_v1's flat observation and act in its Discrete action table.
-    A model trained before the `rules_variant` slice existed (observations of
-    LEGACY_OBS_SIZE entries) is accepted: it is given the observation without that slice."""
+def check_spaces(observation_space: Any, action_space: Any, label: str) -> np.ndarray | slice:
+    """A model must take dune_v1's flat observation and act in its Discrete action table; the
+    entries of today's observation it reads, by field name (`layouts.columns_for_width`: a
+    model trained on an older layout, e.g. before the `rules_variant` slice existed, is given
+    the fields it was trained on)."""
     from ..environment.action_table import NUM_ACTIONS
-    from ..environment.observer import LEGACY_OBS_SIZE, OBS_SIZE
+    from ..environment.config import ENV_NAME
+    from ..environment.fields import OBS_LAYOUT, OBS_SIZE
+    from .layouts import LayoutMismatch, columns_for_width
 
     obs_shape = getattr(observation_space, "shape", None)
     n_actions = getattr(action_space, "n", None)
-    if obs_shape not in ((OBS_SIZE,), (LEGACY_OBS_SIZE,)) or n_actions != NUM_ACTIONS:
-        raise PolicyLoadError(
-            f"model {label!r} does not match dune_v1: it takes observations of shape "
-            f"{obs_shape} and {n_actions} actions, dune_v1 has ({OBS_SIZE},) and {NUM_ACTIONS}"
-        )
+    mismatch = (
+        f"model {label!r} does not match {ENV_NAME}: it takes observations of shape "
+        f"{obs_shape} and {n_actions} actions, {ENV_NAME} has ({OBS_SIZE},) and {NUM_ACTIONS}"
+    )
+    if not isinstance(obs_shape, tuple) or len(obs_shape) != 1 or n_actions != NUM_ACTIONS:
+        raise PolicyLoadError(mismatch)
+    try:
+        return columns_for_width(int(obs_shape[0]), OBS_LAYOUT)
+    except LayoutMismatch as exc:
+        raise PolicyLoadError(f"{mismatch} ({exc})") from None
 
 
 def load_sb3_policy(
@@ -74,12 +82,12 @@ class _ModelActor:
     def __init__(self, model: Any, deterministic: bool) -> None:
         self.model = model
         self.deterministic = deterministic
-        # The rule-variant slice is last, so a legacy model's observation is a prefix.
-        self.width = int(model.observation_space.shape[0])
+        # The entries of today's observation it was trained on (by field name).
+        self.columns = check_spaces(model.observation_space, model.action_space, "the model")
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         action, _ = self.model.predict(
-            observation[: self.width],
+            observation[self.columns],
             action_masks=action_mask.astype(bool),
             deterministic=self.deterministic,
         )
@@ -87,7 +95,7 @@ class _ModelActor:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         actions, _ = self.model.predict(
-            observations[:, : self.width],
+            observations[:, self.columns],
             action_masks=masks.astype(bool),
             deterministic=self.deterministic,
         )

@@ -6,11 +6,14 @@ A policy is stored as two files side by side:
   arrays -- nothing in it is executed or unpickled), named as in a stable-baselines3
   `MaskableActorCriticPolicy` state dict, so `policy.load_state_dict(tensors)` restores them;
 - `NAME.json`: what the tensors mean -- the network (an MLP actor-critic: hidden layer sizes,
-  activation), the `dune_v1` observation size, action count and a fingerprint of their layout,
-  the SHA-256 of the tensor file, and where the weights came from.
+  activation), the `dune_v1` observation layout it was trained on (field by field), its size,
+  the action count and a fingerprint of both, the SHA-256 of the tensor file, and where the
+  weights came from.
 
-`load_weights_policy(path)` checks all of it against the installed `dune_v1` and plays greedily
-(the most probable legal action, exactly as `MaskablePPO.predict(deterministic=True)` does).
+`load_weights_policy(path)` checks all of it against the installed `dune_v1`, maps the trained
+observation layout onto today's by field name (`dune_env.policies.layouts`: a model keeps
+loading when fields or rule variants are added) and plays greedily (the most probable legal
+action, exactly as `MaskablePPO.predict(deterministic=True)` does).
 Loading such files is safe whatever their origin; contrast stable-baselines3 `.zip` files and
 RLlib checkpoints, which are pickle-based (see SECURITY.md).
 """
@@ -28,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ..env_version import ENV_NAME
+from . import layouts
 from .observation import ObservationPolicy
 from .registry import PolicyLoadError
 
@@ -41,7 +46,7 @@ MAX_UNITS = 1 << 16
 MAX_TENSOR_HEADER_BYTES = 1 << 16  # the safetensors JSON header: ~100 bytes a tensor
 _CHUNK = 1 << 20
 WEIGHTS_SUFFIX = ".safetensors"
-ENVS_READ = ("dune_v1", "dune_v0")  # environments whose models this version plays
+ENVS_READ = (ENV_NAME, "dune_v0")  # environments whose models this version plays
 
 
 def spaces_fingerprint(observation_size: int | None = None) -> str:
@@ -49,16 +54,20 @@ def spaces_fingerprint(observation_size: int | None = None) -> str:
     another layout of the same size is refused instead of playing nonsense.  With
     `observation_size`, only the layout's leading fields that fill exactly that many entries
     count (a model trained before a field was appended sees that prefix); "" if none do."""
-    from ..environment.action_table import ACTIONS
     from ..environment.observer import OBS_LAYOUT
 
     size = OBS_LAYOUT.size if observation_size is None else observation_size
-    fields = [f for f in OBS_LAYOUT.fields if f.start + f.size <= size]
+    count = sum(1 for f in OBS_LAYOUT.fields if f.stop <= size)
+    fields = layouts.fields_of(OBS_LAYOUT)[:count]
     if sum(f.size for f in fields) != size:
         return ""
-    parts = [f"{f.name}|{f.shape}|{f.scale!r}|{f.max_raw!r}|{f.seat_axis}" for f in fields]
-    parts += [a.name for a in ACTIONS]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return layouts.fingerprint(fields, _action_names())
+
+
+def _action_names() -> tuple[str, ...]:
+    from ..environment.action_table import ACTIONS
+
+    return tuple(a.name for a in ACTIONS)
 
 
 def weight_paths(path: str | Path) -> tuple[Path, Path]:
@@ -123,7 +132,7 @@ def export_policy(
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     from ..environment.action_table import NUM_ACTIONS
-    from ..environment.observer import OBS_SIZE
+    from ..environment.observer import OBS_LAYOUT, OBS_SIZE
 
     policy = model.policy
     activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(policy.activation_fn)
@@ -136,7 +145,7 @@ def export_policy(
     if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
         raise ValueError(
             f"the model takes observations of shape {obs_shape} and {n_actions} actions; "
-            f"dune_v1 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            f"{ENV_NAME} has ({OBS_SIZE},) and {NUM_ACTIONS}"
         )
     state = {
         k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()
@@ -146,10 +155,11 @@ def export_policy(
     description = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "env": "dune_v1",
+        "env": ENV_NAME,
         "observation_size": OBS_SIZE,
         "num_actions": NUM_ACTIONS,
         "spaces_fingerprint": spaces_fingerprint(),
+        "observation_layout": layouts.to_record(layouts.fields_of(OBS_LAYOUT)),
         "network": {
             "kind": NETWORK_KIND,
             "pi": _layers(state, "mlp_extractor.policy_net"),
@@ -187,9 +197,6 @@ def _positive_sizes(value: Any) -> bool:
 
 def read_description(json_path: Path) -> dict[str, Any]:
     """The checked architecture description (any mismatch is a PolicyLoadError)."""
-    from ..environment.action_table import NUM_ACTIONS
-    from ..environment.observer import LEGACY_OBS_SIZE, OBS_SIZE
-
     label = str(json_path)
     _expect(json_path.is_file(), label, "the description file does not exist")
     _expect(json_path.stat().st_size <= MAX_JSON_BYTES, label, "the description is too large")
@@ -214,20 +221,7 @@ def read_description(json_path: Path) -> dict[str, Any]:
         label,
         f"made for env {desc.get('env')!r}, not one of {', '.join(ENVS_READ)}",
     )
-    # A model from before the `rules_variant` slice was appended reads the observation's prefix.
-    _expect(
-        desc.get("observation_size") in (OBS_SIZE, LEGACY_OBS_SIZE)
-        and desc.get("num_actions") == NUM_ACTIONS,
-        label,
-        f"made for observations of size {desc.get('observation_size')!r} and "
-        f"{desc.get('num_actions')!r} actions; dune_v1 has {OBS_SIZE} and {NUM_ACTIONS}",
-    )
-    _expect(
-        desc.get("spaces_fingerprint") == spaces_fingerprint(desc["observation_size"]),
-        label,
-        "made for another dune_v1 observation layout or action table (spaces_fingerprint "
-        "differs); retrain or export it again with a matching dune-env",
-    )
+    trained_layout(desc, label)  # the observation it was trained on maps onto today's
     net = desc.get("network")
     _expect(isinstance(net, dict), label, "'network' must be an object")
     _expect(net.get("kind") == NETWORK_KIND, label, f"network kind must be {NETWORK_KIND!r}")
@@ -251,6 +245,51 @@ def read_description(json_path: Path) -> dict[str, Any]:
         "'tensors' must give the tensor 'file' and its 'sha256'",
     )
     return desc
+
+
+def trained_layout(desc: dict[str, Any], label: str) -> tuple[layouts.TrainedField, ...]:
+    """The observation layout the described model was trained on: recorded in its description,
+    or (descriptions written before layouts were recorded) a layout `dune_v1` has had,
+    recognised by the fingerprint.  Checked to map onto today's layout by name."""
+    from ..environment.action_table import NUM_ACTIONS
+    from ..environment.observer import OBS_LAYOUT
+
+    size = desc.get("observation_size")
+    _expect(
+        type(size) is int and desc.get("num_actions") == NUM_ACTIONS,
+        label,
+        f"made for observations of size {size!r} and {desc.get('num_actions')!r} actions; "
+        f"{ENV_NAME} has {NUM_ACTIONS} actions",
+    )
+    names = _action_names()
+    recorded = desc.get("observation_layout")
+    if recorded is not None:
+        try:
+            trained = layouts.from_record(recorded)
+        except ValueError as exc:
+            raise PolicyLoadError(f"model {label!r}: {exc}") from None
+        known = desc.get("spaces_fingerprint") == layouts.fingerprint(trained, names)
+    else:
+        found = layouts.legacy_layouts(names).get(str(desc.get("spaces_fingerprint")))
+        known = found is not None
+        trained = found or ()
+    _expect(
+        known,
+        label,
+        f"made for another {ENV_NAME} observation layout or action table (spaces_fingerprint "
+        "differs); retrain or export it again with a matching dune-env",
+    )
+    _expect(
+        sum(f.size for f in trained) == size,
+        label,
+        f"made for observations of size {size}, but the layout it was trained on has "
+        f"{sum(f.size for f in trained)} entries",
+    )
+    try:
+        layouts.input_columns(trained, OBS_LAYOUT)
+    except layouts.LayoutMismatch as exc:
+        raise PolicyLoadError(f"model {label!r}: {exc}") from None
+    return trained
 
 
 def expected_shapes(network: dict[str, Any], obs_size: int, num_actions: int) -> dict[str, tuple]:
@@ -302,10 +341,13 @@ def _read_hashed(path: Path, largest: int, sha256: str, label: str) -> bytes:
 
 
 @lru_cache(maxsize=32)
-def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[np.ndarray], str]:
-    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], activation), loaded once per file
-    version.  Loading uses numpy only: a process that loads and then forks harness workers has
-    not started torch's thread pool (which does not survive a fork)."""
+def _load_network(
+    json_file: str, version: tuple[int, ...]
+) -> tuple[list[np.ndarray], str, tuple[layouts.TrainedField, ...]]:
+    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], activation, the observation layout
+    it was trained on), loaded once per file version.  Loading uses numpy only: a process
+    that loads and then forks harness workers has not started torch's thread pool (which does
+    not survive a fork)."""
     json_path = Path(json_file)
     desc = read_description(json_path)
     label = str(json_path)
@@ -350,13 +392,17 @@ def _load_network(json_file: str, version: tuple[int, ...]) -> tuple[list[np.nda
     for i in range(len(net["pi"])):
         actor += [state[f"mlp_extractor.policy_net.{2 * i}.{p}"] for p in ("weight", "bias")]
     actor += [state["action_net.weight"], state["action_net.bias"]]
-    return [np.array(a, copy=True) for a in actor], net["activation"]
+    arrays = [np.array(a, copy=True) for a in actor]
+    return arrays, net["activation"], trained_layout(desc, label)
 
 
 class WeightsPolicy:
-    """An observation policy playing a safe-format network greedily."""
+    """An observation policy playing a safe-format network greedily.
 
-    def __init__(self, path: str | Path) -> None:
+    It takes observations of `layout` (default: the installed `OBS_LAYOUT`) and gives the
+    network the entries of the layout it was trained on, found by field name."""
+
+    def __init__(self, path: str | Path, layout: Any = None) -> None:
         _, json_path = weight_paths(path)
         json_path = json_path.resolve()
         if not json_path.is_file():
@@ -370,8 +416,16 @@ class WeightsPolicy:
             if p.is_file()
             for x in (p.stat().st_mtime_ns, p.stat().st_size)
         )
-        self.arrays, self.activation = _load_network(str(json_path), version)
-        self.width = int(self.arrays[0].shape[1])  # observation entries the network reads
+        self.arrays, self.activation, self.trained_layout = _load_network(str(json_path), version)
+        if layout is None:
+            from ..environment.observer import OBS_LAYOUT
+
+            layout = OBS_LAYOUT
+        try:
+            # The entries of today's observation the network reads, in its trained order.
+            self.columns = layouts.input_columns(self.trained_layout, layout)
+        except layouts.LayoutMismatch as exc:
+            raise PolicyLoadError(f"model {str(path)!r}: {exc}") from None
         self._actor: list[Any] | None = None  # torch tensors, made at the first decision
         self.path = str(path)
 
@@ -387,7 +441,7 @@ class WeightsPolicy:
         actor = self._actor
         act = torch.tanh if self.activation == "tanh" else torch.relu
         rows = np.asarray(observations, dtype=np.float32)
-        rows = rows.reshape(-1, rows.shape[-1])[:, : self.width]
+        rows = rows.reshape(-1, rows.shape[-1])[:, self.columns]
         x = torch.as_tensor(rows)
         with torch.no_grad():
             for i in range(0, len(actor) - 2, 2):

@@ -30,7 +30,7 @@ from ..engine.game import IllegalOptionError
 from ..engine.information import HIDDEN_DECISIONS, bid_in_progress
 from ..engine.map_data import DEFAULT_MAP
 from ..engine.state import GameState, Phase
-from ..environment.action_table import ACTIONS, KIND_OFFSET
+from ..environment.action_table import ACTIONS, action_ids, action_of
 from ..environment.observer import OBS_LAYOUT, Observer
 from ..environment.render import FACTION_COLOURS
 from .record import ReplayError, ReplayRecord
@@ -125,17 +125,16 @@ def build_frames(record: ReplayRecord) -> dict[str, Any]:
         frame["know"]["all"] = omniscient_knowledge(state)
         if state.pending_kind >= 0:
             kind = DecisionKind(state.pending_kind)
-            offset = KIND_OFFSET[kind]
             legal = game.legal_options()
             for option in legal:
-                names.setdefault(str(offset + option), describe_option(kind, option))
+                names.setdefault(str(action_of(kind, option)), describe_option(kind, option))
             chosen = options[step] if step < len(options) else None
             frame["decision"] = {
                 "seat": state.pending_seat,
                 "kind": kind.name,
                 "hidden": int(kind in HIDDEN_DECISIONS),
-                "legal": [offset + o for o in legal],
-                "chosen": None if chosen is None else offset + chosen,
+                "legal": action_ids(kind, legal),
+                "chosen": None if chosen is None else action_of(kind, chosen),
             }
         frames.append(frame)
         if step == len(options):

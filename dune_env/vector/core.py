@@ -27,10 +27,14 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from ..engine.constants import FACTION_NAMES
-from ..engine.decisions import DecisionKind
 from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import Phase
-from ..environment.action_table import ACTIONS, KIND_OFFSET, NUM_ACTIONS
+from ..environment.action_table import (
+    NUM_ACTIONS,
+    illegal_action_message,
+    legal_action_ids,
+    option_of,
+)
 from ..environment.aec import IllegalActionError, InvalidActionError
 from ..environment.config import ILLEGAL_ACTION_MODES, EnvConfig
 from ..environment.observer import OBS_SIZE, Observer
@@ -287,7 +291,7 @@ class BatchedGames:
                     active.append(sub)
                 continue
             state = sub.state
-            apply_legal(state, action - KIND_OFFSET[state.pending_kind])
+            apply_legal(state, option_of(state.pending_kind, action))
             self.agent_steps += 1
             active.append(sub)
         self._play_others(active, autoreset)
@@ -327,15 +331,9 @@ class BatchedGames:
 
     def _illegal_message(self, sub: _SubEnv, action: int) -> str:
         state = sub.state
-        kind = DecisionKind(state.pending_kind)
-        legal = [KIND_OFFSET[kind] + o for o in legal_options(state)]
-        shown = ", ".join(f"{a}={ACTIONS[a].name!r}" for a in legal[:12])
-        more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
-        return (
-            f"sub-env {sub.label}: action {action} ({ACTIONS[action].name!r}) is not legal for "
-            f"its learner player_{sub.learner} at decision {kind.name}; legal actions: "
-            f"[{shown}{more}]"
-        )
+        who = f"its learner player_{sub.learner}"
+        message = illegal_action_message(action, state.pending_kind, legal_options(state), who)
+        return f"sub-env {sub.label}: {message}"
 
     # --- the other seats -----------------------------------------------------------------------
 
@@ -352,7 +350,7 @@ class BatchedGames:
                 actions = self._ask_policy(policy, subs)
                 for sub, action in zip(subs, actions, strict=True):
                     state = sub.state
-                    apply_legal(state, action - KIND_OFFSET[state.pending_kind])
+                    apply_legal(state, option_of(state.pending_kind, action))
                 active.extend(subs)
                 self.agent_steps += len(subs)
 
@@ -401,8 +399,7 @@ class BatchedGames:
         for r, sub in enumerate(subs):
             state = sub.state
             sub.observer.observe(state, state.decision_count, state.pending_seat, out=obs[r])
-            base = r * NUM_ACTIONS + KIND_OFFSET[state.pending_kind]
-            index += [base + o for o in legal_options(state)]
+            index += legal_action_ids(state, r * NUM_ACTIONS)
         flat[index] = 1
         fn = policy.fn if isinstance(policy, ObservationPolicy) else policy
         batch = getattr(fn, "act_batch", None)
@@ -427,13 +424,18 @@ class BatchedGames:
                     f"sub-env {sub.label}: {_policy_name(policy)} returned {action!r} for "
                     f"player_{sub.state.pending_seat}, not an action id"
                 ) from exc
-            if not 0 <= action_id < NUM_ACTIONS or not masks[r, action_id]:
+            if not 0 <= action_id < NUM_ACTIONS:
                 raise ObservationPolicyError(
-                    f"sub-env {sub.label}: {_policy_name(policy)} returned action "
-                    f"{action_id} for player_{sub.state.pending_seat}, which is not legal at "
-                    f"{DecisionKind(sub.state.pending_kind).name}; legal ids: "
-                    f"{np.flatnonzero(masks[r]).tolist()[:20]}"
+                    f"sub-env {sub.label}: {_policy_name(policy)} returned action {action_id} "
+                    f"for player_{sub.state.pending_seat}; action ids are 0..{NUM_ACTIONS - 1}"
                 )
+            if not masks[r, action_id]:
+                state = sub.state
+                who = f"{_policy_name(policy)} (player_{state.pending_seat})"
+                message = illegal_action_message(
+                    action_id, state.pending_kind, legal_options(state), who
+                )
+                raise ObservationPolicyError(f"sub-env {sub.label}: {message}")
             actions.append(action_id)
         return actions
 
@@ -454,8 +456,7 @@ class BatchedGames:
                 continue
             state = sub.state
             sub.observer.observe(state, state.decision_count, sub.learner, out=obs[i])
-            base = i * NUM_ACTIONS + KIND_OFFSET[state.pending_kind]
-            index += [base + o for o in legal_options(state)]
+            index += legal_action_ids(state, i * NUM_ACTIONS)
         self._flat_masks[index] = True
 
     def render(self, mode: str) -> list[Any]:

@@ -51,3 +51,12 @@ def test_generated_docs_are_up_to_date(name: str) -> None:
 
 def test_docs_check_mode() -> None:
     assert docs.main(["--check"]) == 0
+
+
+def test_the_frozen_v1_observation_layout_is_todays() -> None:
+    """The layout the shipped models were trained on (`policies.layouts.LAYOUT_V1`, frozen) is
+    today's layout; when the layout changes this fails with the golden files, and the models
+    keep loading through their field names (tests/policies/test_model_layout.py)."""
+    from dune_env.policies.layouts import LAYOUT_V1, fields_of
+
+    assert fields_of(OBS_LAYOUT) == LAYOUT_V1

@@ -322,7 +322,7 @@ def test_misbehaving_opponents_raise_naming_the_sub_env() -> None:
     def illegal(observation: np.ndarray, mask: np.ndarray) -> int:
         return int(np.flatnonzero(mask == 0)[0])
 
-    with pytest.raises(ObservationPolicyError, match=r"sub-env \d: .* which is not legal"):
+    with pytest.raises(ObservationPolicyError, match=r"sub-env \d: .* is not legal"):
         DuneVectorEnv(2, learner=0, opponents=illegal, num_players=3).reset(seed=0)
 
     class BadEngine:

@@ -241,7 +241,7 @@ def test_keeps_the_shield_face_when_it_protects_its_garrisons() -> None:
     )
     assert taking.pending is not None and taking.pending.kind == DecisionKind.KANLY
     taking.apply(StrategistPolicy().act(taking, taking.pending.seat))
-    assert taking.state.shield_holder == ATR
+    assert taking.shield_holder == ATR
 
 
 def test_kanly_aims_at_the_player_closest_to_a_win() -> None:

@@ -233,7 +233,7 @@ def test_comp_2_single_shield_is_taken_not_duplicated():
         .at(Phase.KANLY)
     )
     game.apply(KANLY_TAKE)
-    assert game.state.shield_holder == F.ATREIDES
+    assert game.shield_holder == F.ATREIDES
 
 
 @pytest.mark.parametrize("faction", list(F))
@@ -336,7 +336,7 @@ def test_comp_4_no_thumper_when_the_supply_is_empty():
         scen.thumper(faction)
     game = scen.dice(kanly=KanlyFace.THUMPER).active(F.ATREIDES).at(Phase.KANLY)
     assert kind(game) != DecisionKind.KANLY
-    assert game.state.thumpers[F.ATREIDES] == 0
+    assert not game.has_thumper(F.ATREIDES)
 
 
 def test_comp_4_thumper_taken_from_a_non_empty_supply():
@@ -346,7 +346,7 @@ def test_comp_4_thumper_taken_from_a_non_empty_supply():
         scen.thumper(faction)
     game = scen.dice(kanly=KanlyFace.THUMPER).active(F.ATREIDES).at(Phase.KANLY)
     game.apply(KANLY_TAKE)
-    assert game.state.thumpers[F.ATREIDES] == 1 and game.state.thumper_supply == 0
+    assert game.has_thumper(F.ATREIDES) and game.thumper_supply == 0
 
 
 def _reorganise_scenario(tokens_on_map: int) -> Game:
@@ -591,11 +591,11 @@ def test_def_1_fortress_returns_to_the_common_supply():
         .active(F.ATREIDES)
         .at(Phase.BATTLE_SELECT)
     )
-    assert game.state.token_supply[Token.FORTRESS] == 1
+    assert game.token_supply(Token.FORTRESS) == 1
     game.apply(R.CARTHAG)
     assert kind(game) == DecisionKind.FORTRESS_VICTIM
     game.apply(F.ATREIDES * 2 + REG)
-    assert game.state.token_supply[Token.FORTRESS] == 2
+    assert game.token_supply(Token.FORTRESS) == 2
     assert game.state.region_token[R.CARTHAG] == NO_ONE
     assert units_at(game, F.ATREIDES, RESERVE) == 11
 
@@ -999,7 +999,7 @@ def test_setup_4_random_first_player_is_the_first_active_player(first):
     game = setup_game(config, _setup_forced(0, first))
     game.apply(R.GREAT_FLAT)
     game.apply(R.BROKEN_LAND)
-    assert game.state.first_seat == first
+    assert game.first_seat == first
     assert kind(game) == DecisionKind.FIX_DICE
     assert game.pending.seat == first
     assert events_of(game, EventKind.TURN_START)[0][2] == first
@@ -1007,7 +1007,7 @@ def test_setup_4_random_first_player_is_the_first_active_player(first):
 
 def test_setup_4_first_player_varies_with_the_seed():
     """SETUP-4: the first player is picked at random."""
-    firsts = {Game(GameConfig(num_players=5), seed=s).state.first_seat for s in range(30)}
+    firsts = {Game(GameConfig(num_players=5), seed=s).first_seat for s in range(30)}
     assert len(firsts) > 2
 
 
@@ -1035,7 +1035,7 @@ def test_setup_5_random_factions_come_from_the_available_ones(players):
     allowed = set(available_factions(players))
     seen: set[int] = set()
     for seed in range(15):
-        factions = Game(GameConfig(num_players=players), seed=seed).state.seat_faction
+        factions = Game(GameConfig(num_players=players), seed=seed).seat_factions
         assert len(set(factions)) == players
         assert set(factions) <= allowed
         seen |= set(factions)
@@ -1062,7 +1062,7 @@ def test_setup_5_draft_order_ends_with_the_first_player():
         assert pick in game.pending.options
         game.apply(pick)
     assert order == [0, 3, 2, 1]
-    assert game.state.seat_faction == [F.GUILD, F.HARKONNEN, F.ATREIDES, F.FREMEN]
+    assert game.seat_factions == [F.GUILD, F.HARKONNEN, F.ATREIDES, F.FREMEN]
 
 
 def test_setup_5_draft_options_exclude_taken_factions():
@@ -1644,7 +1644,7 @@ def test_roll_4_thumper_leaves_the_worm_unfixed():
     goes back to the common supply and the spice die is rerolled."""
     game = _roll_game(0, 0, 0, 0, 0, 5, 0, 1, 1, 1, 1, 2, 1, thumper=True)
     assert set(game.pending.options) == _nonempty_subsets(ALL_DICE)
-    assert game.state.thumper_supply == 3
+    assert game.thumper_supply == 3
     game.apply(0b0000001)
     s = game.state
     assert s.thumpers[F.ATREIDES] == 0
@@ -1658,8 +1658,8 @@ def test_roll_4_fixing_the_worm_keeps_the_thumper():
     """ROLL-4: the Thumper is only discarded when the worm is left unfixed."""
     game = _roll_game(0, 0, 0, 0, 0, 5, 0, thumper=True)
     game.apply(SPICE_BIT | 1)
-    assert game.state.thumpers[F.ATREIDES] == 1
-    assert game.state.thumper_supply == 3
+    assert game.has_thumper(F.ATREIDES)
+    assert game.thumper_supply == 3
 
 
 def test_roll_4_no_thumper_option_without_a_thumper():
@@ -1676,7 +1676,7 @@ def test_roll_4_no_thumper_when_the_spice_die_is_the_only_die_rolled():
     assert kind(game) == DecisionKind.FIX_DICE
     assert game.pending.options == (SPICE_BIT,)
     game.apply(SPICE_BIT)
-    assert game.state.thumpers[F.ATREIDES] == 1
+    assert game.has_thumper(F.ATREIDES)
 
 
 def test_roll_5_fixed_dice_are_never_rerolled():

@@ -260,6 +260,40 @@ def test_read_accessors() -> None:
         Region.from_label("Caladan")
 
 
+def test_shared_tokens_seats_and_prediction_accessors_comp_2_setup_5_bg_0() -> None:
+    """COMP-2, SETUP-5, KANLY-4/5, BG-0: the Shield and Snooper holders, the Thumpers, the
+    token supply, the seats' factions, the first seat and the prediction are read without
+    `game.state`, at every decision of a game; the prediction only by the Bene Gesserit."""
+    import random
+
+    from dune_env.engine.constants import NUM_FACTIONS, NUM_TOKEN_TYPES, Faction
+
+    game = Game(GameConfig(num_players=5, faction_mode="draft"), seed=4)
+    rng = random.Random(4)
+    seen_prediction = False
+    while not game.terminal:
+        state = game.state
+        assert game.shield_holder == state.shield_holder
+        assert game.snooper_holder == state.snooper_holder
+        assert game.thumper_supply == state.thumper_supply
+        assert [game.has_thumper(f) for f in range(NUM_FACTIONS)] == [t > 0 for t in state.thumpers]
+        assert [game.token_supply(t) for t in range(NUM_TOKEN_TYPES)] == state.token_supply
+        assert game.seat_factions == state.seat_faction
+        assert game.seat_factions is not state.seat_faction  # a copy, never the state's list
+        assert game.first_seat == state.first_seat
+        for seat, faction in enumerate(game.seat_factions):
+            if faction == Faction.BENE_GESSERIT:
+                assert game.prediction(seat) == state.bg_prediction
+                seen_prediction |= state.bg_prediction >= 0
+            else:
+                with pytest.raises(ValueError, match="hidden from it"):
+                    game.prediction(seat)
+        game.apply(rng.choice(game.legal_options()))
+    with pytest.raises(ValueError, match="token=3"):
+        game.token_supply(3)
+    assert Faction.BENE_GESSERIT in game.seat_factions and seen_prediction
+
+
 def test_pool_and_ally_accessors_during_a_turn() -> None:
     game = Scenario(FIVE).units(ATR, CARD, 2).pool(3).active(ATR).ally(COR).at(Phase.LAND_START)
     assert game.pool == 3 and game.ally == COR and game.active_faction == ATR

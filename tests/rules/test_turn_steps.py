@@ -442,12 +442,12 @@ def test_kanly_5_thumper_from_the_common_supply_only() -> None:
     """KANLY-5: a Thumper comes from the supply; never from a player; at most one each."""
     game = Scenario(FOUR).dice(kanly=KanlyFace.THUMPER).active(ATR).at(Phase.KANLY)
     act(game, DecisionKind.KANLY, ATR, KANLY_TAKE)
-    assert game.state.thumpers[ATR] == 1 and game.state.thumper_supply == 3
+    assert game.has_thumper(ATR) and game.thumper_supply == 3
 
     holds_one = Scenario(FOUR).thumper(ATR).dice(kanly=KanlyFace.THUMPER).active(ATR)
     game = holds_one.at(Phase.KANLY)
     assert EventKind.KANLY_TAKE not in event_kinds(game)
-    assert game.state.thumpers[ATR] == 1 and game.state.thumper_supply == 3
+    assert game.has_thumper(ATR) and game.thumper_supply == 3
 
     seats = [ATR, HAR, FRE, COR, GLD]
     all_held = Scenario(seats).dice(kanly=KanlyFace.THUMPER).active(ATR)
@@ -456,7 +456,7 @@ def test_kanly_5_thumper_from_the_common_supply_only() -> None:
     game = all_held.at(Phase.KANLY)
     assert EventKind.KANLY_TAKE not in event_kinds(game)
     assert game.state.thumpers == [0, 1, 1, 0, 1, 1, 0, 0]
-    assert game.state.thumper_supply == 0
+    assert game.thumper_supply == 0
 
 
 # === Step 5: LAND ===========================================================================
@@ -911,7 +911,7 @@ def test_battle_3_fortress_taking_the_last_attacker_ends_the_battle() -> None:
     )
     assert units(game, ATR, CARTHAG) == 0 and units(game, HAR, CARTHAG) == 1
     assert EventKind.BATTLE_RESULT not in event_kinds(game)
-    assert game.state.token_supply[Token.FORTRESS] == PROPERTY_TOKENS_PER_TYPE
+    assert game.token_supply(Token.FORTRESS) == PROPERTY_TOKENS_PER_TYPE
 
 
 @pytest.mark.parametrize(("ally_lends", "helper_lends"), [(0, 0), (1, 0), (0, 1), (1, 1)])

@@ -362,14 +362,16 @@ def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -
 
 @pytest.mark.parametrize("stem", ["bc_4p", "bc_5p"])
 def test_the_imitations_were_trained_on_dune_v1_and_read_the_whole_observation(stem: str) -> None:
-    """The imitation baselines are `dune_v1` models (all 729 entries, the current fingerprint),
-    unlike `ppo-4p`, which reads the legacy 717-entry prefix."""
+    """The imitation baselines are `dune_v1` models (all 729 entries of the v1 layout, whatever
+    today's layout), unlike `ppo-4p`, which reads the legacy 717-entry prefix."""
+    from dune_env.environment.action_table import ACTIONS
+    from dune_env.policies.layouts import LAYOUT_V1, fingerprint
     from dune_env.policies.registry import CHECKPOINT_DIR
-    from dune_env.policies.weights import spaces_fingerprint
 
     description = json.loads((CHECKPOINT_DIR / f"{stem}.json").read_text())
     assert description["env"] == "dune_v1" and description["observation_size"] == 729
-    assert description["spaces_fingerprint"] == spaces_fingerprint()
+    names = [a.name for a in ACTIONS]
+    assert description["spaces_fingerprint"] == fingerprint(LAYOUT_V1, names)
     assert description["tensors"]["file"] == f"{stem}.safetensors"
 
 
