@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from ..engine.constants import FACTION_NAMES
 from ..engine.decisions import DecisionKind
-from ..environment.action_table import KIND_OFFSET
+from ..environment.action_table import action_of, option_of
 from ..environment.render import render_ansi
 from . import guide
 from .session import PlayError, PlaySession
@@ -46,9 +46,9 @@ class MenuItem:
 
 
 def _dice(session: PlaySession) -> dict[str, Any]:
-    offset = KIND_OFFSET[DecisionKind.FIX_DICE]
-    dice = guide.dice_state(session.game, [action - offset for action, _ in session.options()])
-    dice["offset"] = offset
+    fix = DecisionKind.FIX_DICE
+    dice = guide.dice_state(session.game, [option_of(fix, a) for a, _ in session.options()])
+    dice["offset"] = action_of(fix, 0)  # the action id of fixing no die; a subset adds its mask
     return dice
 
 
@@ -210,7 +210,7 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
             elif command in ("d", "done", "a", "all"):
                 action = fix_command(session, picked, everything=command in ("a", "all"))
                 labels = guide.die_labels(list(session.game.state.dice_faces))
-                mask = action - KIND_OFFSET[DecisionKind.FIX_DICE]
+                mask = option_of(DecisionKind.FIX_DICE, action)
                 print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
                 session.choose(action)
                 narrate(session, out)

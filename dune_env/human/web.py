@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..engine.decisions import DecisionKind
-from ..environment.action_table import KIND_OFFSET
+from ..environment.action_table import action_of
 from ..replay.frames import meta
 from ..replay.html import asset, embed_json, fill_template
 from ..replay.record import ReplayRecord
@@ -144,7 +144,7 @@ class PlayServer:
                 session.game,
                 session.you,
                 [a for a, _ in session.options()],
-                KIND_OFFSET[DecisionKind.FIX_DICE],
+                action_of(DecisionKind.FIX_DICE, 0),  # + a subset's mask = its action
             ),
         }
 
