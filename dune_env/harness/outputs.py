@@ -83,6 +83,18 @@ OUTPUT_FILES = (
 )
 
 
+def read_run_record(directory: Path, name: str, what: str) -> Any:
+    """The parameters a run recorded in `directory/name`, read for a resume (OutputError when
+    the file is missing, a symbolic link or unreadable)."""
+    path = directory / name
+    if path.is_symlink() or not path.is_file():
+        raise OutputError(f"cannot resume {directory}: it has no {name} of {what}")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"cannot resume {directory}: {name} is unreadable") from exc
+
+
 def prepare_out_dir(
     out_dir: Path, run: dict[str, Any], resume: bool, overwrite: bool = False
 ) -> None:
@@ -109,13 +121,7 @@ def prepare_out_dir(
                 f"cannot resume {out_dir}: it holds symbolic link(s) {', '.join(links)}; "
                 "refusing to write through them"
             )
-        run_path = out_dir / RUN_FILE
-        if run_path.is_symlink() or not run_path.is_file():
-            raise OutputError(f"cannot resume {out_dir}: it has no {RUN_FILE} of a benchmark run")
-        try:
-            before = json.loads(run_path.read_text())
-        except (OSError, ValueError) as exc:
-            raise OutputError(f"cannot resume {out_dir}: {RUN_FILE} is unreadable") from exc
+        before = read_run_record(out_dir, RUN_FILE, "a benchmark run")
         now = _jsonable(run)
         if before != now:
             changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))

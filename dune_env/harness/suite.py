@@ -283,18 +283,13 @@ def prepare_suite_dir(
 ) -> None:
     """Record the suite's parameters in `directory`, or (`resume`) check that it holds the
     same suite."""
-    from .outputs import OutputError, write_output
+    from .outputs import OutputError, read_run_record, write_output
 
     run = {"suite": SUITE_NAME, "version": SUITE_VERSION, "short": short}
     run.update({"policies": policies, "seed": seed})
     path = directory / SUITE_RUN_FILE
     if resume and directory.is_dir() and any(directory.iterdir()):
-        if path.is_symlink() or not path.is_file():
-            raise OutputError(f"cannot resume {directory}: it has no {SUITE_RUN_FILE} of a suite")
-        try:
-            before = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise OutputError(f"cannot resume {directory}: {SUITE_RUN_FILE} is unreadable") from exc
+        before = read_run_record(directory, SUITE_RUN_FILE, "a suite")
         if before != run:
             changed = sorted(k for k in run if before.get(k) != run[k]) or ["parameters"]
             raise OutputError(
