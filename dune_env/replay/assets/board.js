@@ -214,5 +214,18 @@
     }
   }
 
-  window.DuneBoard = { el, svg, clear, buildMap, drawPosition, drawStatus, drawSeats, drawSecrets, drawDecision, decisionVisible, swatch };
+  // The legend under the map: one swatch per faction, then the map's symbols.
+  function fillLegend(meta, legend) {
+    meta.factionNames.forEach((name, f) => {
+      const span = el("span");
+      span.appendChild(swatch(meta, f));
+      span.appendChild(document.createTextNode(name));
+      legend.appendChild(span);
+    });
+    for (const key of ["F Fortress", "H Harvester", "O Ornithopter", "* strategic", "shaded: the storm", "green dashes: movement target", "red outline: battle"]) {
+      legend.appendChild(el("span", {}, key));
+    }
+  }
+
+  window.DuneBoard = { el, svg, clear, buildMap, drawPosition, drawStatus, drawSeats, drawSecrets, drawDecision, decisionVisible, swatch, fillLegend };
 })();

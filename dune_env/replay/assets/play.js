@@ -12,16 +12,7 @@
   let moves = 0;
 
   document.getElementById("title").textContent = meta.title;
-  const legend = document.getElementById("legend");
-  meta.factionNames.forEach((name, f) => {
-    const span = B.el("span");
-    span.appendChild(B.swatch(meta, f));
-    span.appendChild(document.createTextNode(name));
-    legend.appendChild(span);
-  });
-  for (const key of ["F Fortress", "H Harvester", "O Ornithopter", "* strategic", "shaded: the storm", "green dashes: movement target", "red outline: battle"]) {
-    legend.appendChild(B.el("span", {}, key));
-  }
+  B.fillLegend(meta, document.getElementById("legend"));
 
   let picked = [];  // FIX_DICE: the dice picked so far, in order (the page composes the subset)
 

@@ -41,16 +41,7 @@
     viewSelect.appendChild(B.el("option", { value: String(seat) }, `seen from seat ${seat}`));
   }
   document.getElementById("title").textContent = meta.title;
-  const legend = document.getElementById("legend");
-  meta.factionNames.forEach((name, f) => {
-    const span = B.el("span");
-    span.appendChild(B.swatch(meta, f));
-    span.appendChild(document.createTextNode(name));
-    legend.appendChild(span);
-  });
-  for (const key of ["F Fortress", "H Harvester", "O Ornithopter", "* strategic", "shaded: the storm", "green dashes: movement target", "red outline: battle"]) {
-    legend.appendChild(B.el("span", {}, key));
-  }
+  B.fillLegend(meta, document.getElementById("legend"));
 
   function seatLabels(frame) {
     for (let seat = 0; seat < meta.numPlayers; seat++) {
