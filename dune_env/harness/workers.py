@@ -67,7 +67,7 @@ def _die_with_parent(parent: int, kernel_signal: bool) -> None:
         except (OSError, AttributeError):
             pass  # no prctl: the thread below still watches
         if os.getppid() != ppid:  # the parent died before the signal was asked for
-            os._exit(1)
+            os.kill(os.getpid(), signal.SIGKILL)
     threading.Thread(target=_watch_parent, args=(ppid,), daemon=True).start()
 
 
