@@ -28,6 +28,10 @@ played: the one-sided z-test of the same hypotheses (((z_(1-alpha) + z_(1-beta))
 excluding 0 with 80% power at the pooled effect).  Writes power_sprt.json.
 
     python benchmarks/power.py --sprt 20 --sprt-comparisons aggressive:aggressive-eps20 --workers 2
+
+`--sprt-simulate RUNS` checks the test's error rates instead, on simulated deals with a known
+effect (`dune_env.harness.sprt.simulate`): 4% control wins per seat for both policies (H0 true,
+effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
 """
 
 from __future__ import annotations
@@ -124,9 +128,7 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     from dune_env.harness.sprt import SprtDesign, deal_scores, fixed_sample_deals
     from dune_env.harness.sprt_run import complete_deals, run_sprt
 
-    design = SprtDesign(
-        delta0=args.delta[0], delta1=args.delta[1], alpha=args.alpha, beta=args.beta
-    )
+    design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, args.block)
     results = []
     start = time.perf_counter()
     for pair in args.sprt_comparisons:
@@ -186,7 +188,7 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     print(
         f"\nH0: effect <= {design.delta0:+.1%}, H1: effect >= {design.delta1:+.1%} (control-win "
         f"rate per seat, A − B), alpha {design.alpha}, beta {design.beta}, blocks of "
-        f"{design.block} deals, at most {args.max_games} games\n"
+        f"{design.block} deals, at most {args.max_games or '~4000'} games\n"
     )
     print(
         "| A vs B | runs | H1 / H0 / undecided | games to decide: mean (median, range) "
@@ -207,6 +209,28 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     (out_dir / "power_sprt.json").write_text(json.dumps(results, indent=2, default=str))
 
 
+def sprt_simulation(runs: int) -> None:
+    """The simulated error rates and mean deals of a few designs (no games played)."""
+    from dune_env.harness.sprt import H0, H1, SprtDesign, fixed_sample_deals, simulate
+
+    print(
+        "| alpha, beta | block | H1 accepted when H0 holds | H0 accepted when H1 holds "
+        "| mean deals (H0; H1) | fixed-size test, deals |"
+    )
+    print("|---|---:|---:|---:|---|---:|")
+    sd = math.sqrt(4 * 0.16) / 8  # per-deal SD under H0: each game adds +1, -1 (8% each) or 0
+    for error, block in ((0.05, 16), (0.05, 12), (0.05, 8), (0.05, 1), (0.01, 16), (0.01, 8)):
+        design = SprtDesign(0.0, 0.03, error, error, block)
+        null = simulate(design, 0.04, 0.04, runs, 2000, seed=1)
+        alt = simulate(design, 0.055, 0.025, runs, 2000, seed=2)
+        print(
+            f"| {error}, {error} | {block} | {null[H1]:.1%} | {alt[H0]:.1%} "
+            f"| {null['mean_deals']:.0f}; {alt['mean_deals']:.0f} "
+            f"| {fixed_sample_deals(sd, design):.0f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=800, help="games per heuristic run")
@@ -222,11 +246,18 @@ def main() -> None:
         help="measure the sequential test instead: R runs per comparison",
     )
     parser.add_argument("--sprt-comparisons", nargs="+", default=SPRT_COMPARISONS, metavar="A:B")
-    parser.add_argument("--max-games", type=int, default=4000, help="--sprt: games per run at most")
+    parser.add_argument(
+        "--max-games", type=int, default=None, help="--sprt: games per run at most (~4000)"
+    )
+    parser.add_argument("--block", type=int, default=16, help="--sprt: deals per step")
     parser.add_argument("--delta", nargs=2, type=float, default=[0.0, 0.03])
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--sprt-simulate", type=int, default=0, metavar="RUNS")
     args = parser.parse_args()
+    if args.sprt_simulate:
+        sprt_simulation(args.sprt_simulate)
+        return
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     if args.sprt:

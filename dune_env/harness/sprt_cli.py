@@ -22,8 +22,8 @@ def add_sprt_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-games",
         type=int,
         default=None,
-        help="with --sprt: stop undecided after this many games (default 4000; a multiple\n"
-        "of players x --sprt-block)",
+        help="with --sprt: stop undecided after this many games, a multiple of players x\n"
+        "--sprt-block (default: the largest up to 4000)",
     )
     group.add_argument(
         "--sprt-delta",
@@ -41,7 +41,7 @@ def add_sprt_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="DEALS",
-        help="deals per step of the test (default 8)",
+        help="deals per step of the test (default 16)",
     )
     group.add_argument(
         "--sprt-metric",
@@ -94,12 +94,12 @@ def run_sprt_command(
             delta1=delta1,
             alpha=0.05 if args.alpha is None else args.alpha,
             beta=0.05 if args.beta is None else args.beta,
-            block=8 if args.sprt_block is None else args.sprt_block,
+            block=16 if args.sprt_block is None else args.sprt_block,
         )
         result = run_sprt(
             args.policies,
             num_players=4 if args.players is None else args.players,
-            max_games=4000 if args.max_games is None else args.max_games,
+            max_games=args.max_games,
             seed=args.seed,
             design=design,
             metric=args.sprt_metric or "control",

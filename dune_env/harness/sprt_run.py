@@ -28,6 +28,8 @@ from .report import save_figure, write_json
 from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
 from .types import GameFailure, SeatResult
 
+DEFAULT_MAX_GAMES = 4000  # rounded down to whole blocks
+
 WORDS = {
     H1: "H1 accepted: {a} is stronger than {b} by at least {d1}",
     H0: "H0 accepted: {a} is not stronger than {b} by more than {d0}",
@@ -174,7 +176,7 @@ def write_sprt_plot(summary: dict[str, Any], out_dir: Path) -> Path:
 def run_sprt(
     policies: list[str],
     num_players: int = 4,
-    max_games: int = 4000,
+    max_games: int | None = None,
     seed: int = 0,
     design: SprtDesign | None = None,
     metric: str = "control",
@@ -193,9 +195,10 @@ def run_sprt(
 ) -> SprtResult:
     """Test "policies[0] beats policies[1] by at least design.delta1" against "by at most
     design.delta0" on duplicate deals, stopping at the decision or at `max_games` (a multiple
-    of the games of a block: num_players * design.block).  Other arguments as run_benchmark.
-    A failed game stops the test (undecided; --resume plays it again).  On KeyboardInterrupt
-    the summary of the finished deals is written before the interrupt is re-raised."""
+    of the games of a block, num_players * design.block; default: the largest up to 4000).
+    Other arguments as run_benchmark.  A failed game stops the test (undecided; --resume
+    plays it again).  On KeyboardInterrupt the summary of the finished deals is written
+    before the interrupt is re-raised."""
     from .backends import open_backend
     from .outputs import progress_bar, write_output
     from .sprt import METRICS
@@ -203,8 +206,10 @@ def run_sprt(
     design = design or SprtDesign()
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
-    check_options(num_players, max_games, seed, workers, config)
     unit = num_players * design.block
+    if max_games is None:
+        max_games = max(2 * unit, DEFAULT_MAX_GAMES - DEFAULT_MAX_GAMES % unit)
+    check_options(num_players, max_games, seed, workers, config)
     if max_games % unit or max_games < 2 * unit:
         raise ValueError(
             f"max games {max_games}: the test plays blocks of {design.block} deals of "
