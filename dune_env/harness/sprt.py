@@ -11,9 +11,9 @@ with error rates alpha (accepting H1 when H0 holds) and beta (accepting H0 when 
 The test runs on blocks of `block` consecutive deals (default 16): the statistic is the
 block's mean of x_k.  A deal's control-win difference is a handful of rare events, so skewed
 that the normal model below, fed single deals, accepts H0 too often when H1 holds (simulated
-beta 6.9% for a 5% target; 5.4% on blocks of 8, 4.7% on 12, 3.6% on 16, and with targets of 1%
-1.3%, 1.0%, 0.6%: `python benchmarks/power.py --sprt-simulate 10000`); means of 16 deals are
-close enough to normal for both error rates to stay within their targets.
+beta 6.9% for a 5% target; 5.4% on blocks of 8, 4.7% on 12, 3.6% on 16; for a 1% target
+1.3% on 8, 0.6% on 16: `python benchmarks/power.py --sprt-simulate 10000`); means of 16 deals
+are close enough to normal for both error rates to stay within their targets.
 
 The method is the generalized SPRT (GSPRT) of the chess testing frameworks (Stockfish's
 fishtest, OpenBench), which replace Wald's simple hypotheses by the maximum likelihood under
