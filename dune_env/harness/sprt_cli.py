@@ -34,8 +34,12 @@ def add_sprt_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --sprt: the effect (A's per-seat rate minus B's) under H0 and H1\n"
         "(default 0 0.03: 3 points of control-win rate)",
     )
-    group.add_argument("--alpha", type=float, default=None, help="false H1 rate (default 0.05)")
-    group.add_argument("--beta", type=float, default=None, help="false H0 rate (default 0.05)")
+    group.add_argument(
+        "--alpha", type=float, default=None, help="with --sprt: the false H1 rate (default 0.05)"
+    )
+    group.add_argument(
+        "--beta", type=float, default=None, help="with --sprt: the false H0 rate (default 0.05)"
+    )
     group.add_argument(
         "--sprt-block",
         type=int,
