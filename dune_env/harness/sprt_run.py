@@ -17,13 +17,7 @@ from typing import Any
 
 from ..match import DEFAULT_MAX_DECISIONS, schedule
 from ..provenance import software_record
-from .benchmark import (
-    _checked_policies,
-    _checked_timeout,
-    _open_results,
-    check_options,
-    play_items,
-)
+from .benchmark import check_options, checked_policies, checked_timeout, open_results, play_items
 from .report import save_figure, write_json
 from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
 from .types import GameFailure, SeatResult
@@ -217,8 +211,8 @@ def run_sprt(
         )
     if len(policies) < 2 or policies[0] == policies[1]:
         raise ValueError("the sequential test compares the first two policies: give two different")
-    timeout = _checked_timeout(move_timeout)
-    policies = _checked_policies(policies, num_players, backend, address, trust_checkpoints)
+    timeout = checked_timeout(move_timeout)
+    policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
     specs = schedule(policies, num_players, max_games, seed, config, duplicate=True)
     run = {
         "policies": list(policies),
@@ -238,7 +232,7 @@ def run_sprt(
     with open_backend(backend, workers, timeout, max_decisions, address) as pool:
         sink = None
         if directory is not None:
-            rows, sink, specs = _open_results(directory, run, specs, resume, overwrite)
+            rows, sink, specs = open_results(directory, run, specs, resume, overwrite)
         bar = progress_bar(max_games, f"SPRT {policies[0]} vs {policies[1]}") if progress else None
         if bar is not None:
             bar.update(len({r.game for r in rows}))
