@@ -17,6 +17,21 @@ in the ordinary rotated schedule (other seeds), and reports per mode:
   estimate, measured in one run.
 
 Prints a Markdown table (docs/baselines.md quotes it) and writes power.json into --out.
+
+With `--sprt R`, measures the sequential test instead (`dune-bench --sprt`, docs/baselines.md,
+"Sequential testing"): for each of `--sprt-comparisons` (A vs B, line-up [A, B], 4 players),
+R runs of the test with seeds --seed, --seed+1, ... (each in --out/sprt/A_vs_B/seed-S, resumed
+when rerun), and prints the games each run used to decide next to the games of the fixed-size
+tests at the same error rates, from the per-deal standard deviation pooled over all deals
+played: the one-sided z-test of the same hypotheses (((z_(1-alpha) + z_(1-beta)) * SD /
+(delta1 - delta0))^2 deals) and the "games to separate" of the table above (95% interval
+excluding 0 with 80% power at the pooled effect).  Writes power_sprt.json.
+
+    python benchmarks/power.py --sprt 20 --sprt-comparisons aggressive:aggressive-eps20 --workers 2
+
+`--sprt-simulate RUNS` checks the test's error rates instead, on simulated deals with a known
+effect (`dune_env.harness.sprt.simulate`): 4% control wins per seat for both policies (H0 true,
+effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
 """
 
 from __future__ import annotations
@@ -99,6 +114,123 @@ def measure(rows: list[SeatResult], a: str, b: str, duplicate: bool) -> dict[str
     return out
 
 
+SPRT_COMPARISONS = [
+    "aggressive:aggressive-eps20",
+    "strategist:economic",
+    "mcts-strategist-16:strategist",
+]
+
+
+def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
+    """The sequential test's games to a decision over repetitions, against fixed-size tests."""
+    import numpy as np
+
+    from dune_env.harness.sprt import SprtDesign, deal_scores, fixed_sample_deals
+    from dune_env.harness.sprt_run import complete_deals, run_sprt
+
+    design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, args.block)
+    results = []
+    start = time.perf_counter()
+    for pair in args.sprt_comparisons:
+        a, b = pair.split(":")
+        runs, scores = [], []
+        for r in range(args.sprt):
+            folder = out_dir / "sprt" / f"{a}_vs_{b}" / f"seed-{args.seed + r}"
+            res = run_sprt(
+                [a, b],
+                4,
+                args.max_games,
+                args.seed + r,
+                design,
+                workers=args.workers,
+                out_dir=folder,
+                resume=True,
+                plots=False,
+            )
+            s = res.summary["sprt"]
+            runs.append(
+                {
+                    "seed": args.seed + r,
+                    "decision": s["decision"],
+                    "games": s["games_used"],
+                    "games_played": res.summary["games"],
+                    "effect": s["effect"],
+                }
+            )
+            scores += deal_scores(
+                complete_deals(res.rows, 4), a, b, "control"
+            )  # every deal played, for the SD
+            print(
+                f"{a} vs {b} seed {args.seed + r}: {s['decision']} after {s['games_used']} games",
+                flush=True,
+            )
+        x = np.asarray(scores)
+        sd, mean = float(x.std(ddof=1)), float(x.mean())
+        fixed = fixed_sample_deals(sd, design) * 4
+        separate = games_needed(len(x), sd / math.sqrt(len(x)), mean) * 4
+        used = [run["games"] for run in runs]
+        results.append(
+            {
+                "a": a,
+                "b": b,
+                "design": design.__dict__,
+                "runs": runs,
+                "mean_games": statistics.fmean(used),
+                "median_games": statistics.median(used),
+                "deals_pooled": len(x),
+                "deal_sd": sd,
+                "effect_pooled": mean,
+                "fixed_games_same_errors": fixed,
+                "games_to_separate": separate,
+            }
+        )
+    seconds = time.perf_counter() - start
+    print(
+        f"\nH0: effect <= {design.delta0:+.1%}, H1: effect >= {design.delta1:+.1%} (control-win "
+        f"rate per seat, A − B), alpha {design.alpha}, beta {design.beta}, blocks of "
+        f"{design.block} deals, at most {args.max_games or '~4000'} games\n"
+    )
+    print(
+        "| A vs B | runs | H1 / H0 / undecided | games to decide: mean (median, range) "
+        "| fixed-size test, same errors | games to separate (95%, 80% power) "
+        "| pooled effect, per-deal SD |"
+    )
+    print("|---|---:|---|---|---:|---:|---|")
+    for r in results:
+        dec = [run["decision"] for run in r["runs"]]
+        used = [run["games"] for run in r["runs"]]
+        print(
+            f"| {r['a']} vs {r['b']} | {len(used)} | {dec.count('H1')} / {dec.count('H0')} / "
+            f"{dec.count('undecided')} | {r['mean_games']:,.0f} ({r['median_games']:,.0f}, "
+            f"{min(used):,}–{max(used):,}) | {r['fixed_games_same_errors']:,.0f} "
+            f"| {r['games_to_separate']:,.0f} | {r['effect_pooled']:+.1%}, {r['deal_sd']:.3f} |"
+        )
+    print(f"\n{seconds:.0f} s")
+    (out_dir / "power_sprt.json").write_text(json.dumps(results, indent=2, default=str))
+
+
+def sprt_simulation(runs: int) -> None:
+    """The simulated error rates and mean deals of a few designs (no games played)."""
+    from dune_env.harness.sprt import H0, H1, SprtDesign, fixed_sample_deals, simulate
+
+    print(
+        "| alpha, beta | block | H1 accepted when H0 holds | H0 accepted when H1 holds "
+        "| mean deals (H0; H1) | fixed-size test, deals |"
+    )
+    print("|---|---:|---:|---:|---|---:|")
+    sd = math.sqrt(4 * 0.16) / 8  # per-deal SD under H0: each game adds +1, -1 (8% each) or 0
+    for error, block in ((0.05, 16), (0.05, 12), (0.05, 8), (0.05, 1), (0.01, 16), (0.01, 8)):
+        design = SprtDesign(0.0, 0.03, error, error, block)
+        null = simulate(design, 0.04, 0.04, runs, 2000, seed=1)
+        alt = simulate(design, 0.055, 0.025, runs, 2000, seed=2)
+        print(
+            f"| {error}, {error} | {block} | {null[H1]:.1%} | {alt[H0]:.1%} "
+            f"| {null['mean_deals']:.0f}; {alt['mean_deals']:.0f} "
+            f"| {fixed_sample_deals(sd, design):.0f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=800, help="games per heuristic run")
@@ -106,9 +238,31 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/power")
+    parser.add_argument(
+        "--sprt",
+        type=int,
+        default=0,
+        metavar="R",
+        help="measure the sequential test instead: R runs per comparison",
+    )
+    parser.add_argument("--sprt-comparisons", nargs="+", default=SPRT_COMPARISONS, metavar="A:B")
+    parser.add_argument(
+        "--max-games", type=int, default=None, help="--sprt: games per run at most (~4000)"
+    )
+    parser.add_argument("--block", type=int, default=16, help="--sprt: deals per step")
+    parser.add_argument("--delta", nargs=2, type=float, default=[0.0, 0.03])
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--sprt-simulate", type=int, default=0, metavar="RUNS")
     args = parser.parse_args()
+    if args.sprt_simulate:
+        sprt_simulation(args.sprt_simulate)
+        return
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if args.sprt:
+        sprt_power(args, out_dir)
+        return
     start = time.perf_counter()
     runs: dict[tuple[str, bool], list[SeatResult]] = {}
     results = []

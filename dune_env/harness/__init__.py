@@ -8,7 +8,9 @@ Also a console command: `dune-bench --policies aggressive random --players 4 --g
 
 Modules: `benchmark` (run_benchmark, run_games), `runner` (one game in a worker), `types`
 (the shared result types), `workers` and `backends` (where games run), `outputs`, `report`,
-`stats`, `suite`, `replays`, `cli`.  The games themselves are played by `dune_env.match`.
+`stats`, `suite`, `replays`, `cli`, and the sequential test (`sprt`: the statistics,
+`sprt_run`: run_sprt, `sprt_cli`: `dune-bench --sprt`).  The games themselves are played
+by `dune_env.match`.
 """
 
 from __future__ import annotations

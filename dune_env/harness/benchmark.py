@@ -342,3 +342,9 @@ def run_games(
             if on_result:
                 on_result(*item)
             yield item
+
+
+# The steps other kinds of run share (harness/sprt_run.py), under public names.
+checked_policies = _checked_policies
+checked_timeout = _checked_timeout
+open_results = _open_results

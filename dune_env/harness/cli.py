@@ -114,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep browser replays of N games (the first failed game, then a sample) in\n"
         "OUT/replays/, linked from report.md (default 0)",
     )
+    from .sprt_cli import add_sprt_arguments
+
+    add_sprt_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
@@ -176,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..engine import ConfigError
     from .benchmark import run_benchmark
     from .outputs import default_out_dir
+    from .sprt_cli import given_sprt_flags, run_sprt_command
 
     args = build_parser().parse_args(argv)
     # `module:attr` policies resolve from the working directory, as with `python -m`.
@@ -198,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.save_replays < 0:
         print("dune-bench: --save-replays must be 0 or more", file=sys.stderr)
         return 2
+    if args.sprt or given_sprt_flags(args):
+        if not args.sprt:
+            print(f"dune-bench: {' '.join(given_sprt_flags(args))} need --sprt", file=sys.stderr)
+            return 2
+        try:
+            return run_sprt_command(args, out, _workers(args), parse_game_options(args.set))
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     if args.suite:
         fixed = [
             flag

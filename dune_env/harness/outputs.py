@@ -80,6 +80,7 @@ OUTPUT_FILES = (
     "win_rate.png",
     "win_rate_by_faction.png",
     "strength.png",
+    "sprt.png",  # dune-bench --sprt
 )
 
 

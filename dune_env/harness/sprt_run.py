@@ -1,0 +1,301 @@
+"""`dune-bench --sprt`: play duplicate deals of A (the first policy) against B (the second) one
+block at a time until the sequential test (harness/sprt.py) decides, or `max_games` is reached.
+
+The games are those of `schedule(..., duplicate=True)` for `max_games`, in deal order; each
+block of deals is played (in parallel), then the test is run again over all the whole deals.
+Extra games finished in the block that decides are kept in results.csv but not counted.  The
+folder holds run.json (with the test's design: --resume refuses another one), results.csv,
+summary.json (the decision and the LLR trace), report.md and sprt.png.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..match import DEFAULT_MAX_DECISIONS, schedule
+from ..provenance import software_record
+from .benchmark import check_options, checked_policies, checked_timeout, open_results, play_items
+from .report import save_figure, write_json
+from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
+from .types import GameFailure, SeatResult
+
+DEFAULT_MAX_GAMES = 4000  # rounded down to whole blocks
+
+WORDS = {
+    H1: "H1 accepted: {a} is stronger than {b} by at least {d1}",
+    H0: "H0 accepted: {a} is not stronger than {b} by more than {d0}",
+    "undecided": "undecided: the maximum of {games} games was reached before a decision",
+}
+
+
+@dataclass
+class SprtResult:
+    decision: Decision
+    rows: list[SeatResult]
+    failures: list[GameFailure]
+    summary: dict[str, Any]
+    out_dir: Path | None
+
+
+def complete_deals(rows: list[SeatResult], num_players: int) -> list[SeatResult]:
+    """The rows of the complete deals 0, 1, ... up to the first incomplete one."""
+    games: dict[int, int] = {}
+    for r in rows:
+        games[r.game // num_players] = games.get(r.game // num_players, 0) + 1
+    complete = 0
+    while games.get(complete, 0) == num_players * num_players:
+        complete += 1
+    return [r for r in rows if r.game // num_players < complete]
+
+
+def _fmt(value: float, metric: str) -> str:
+    return f"{value:+.1%}" if metric in ("control", "win") else f"{value:+.3f}"
+
+
+def sprt_summary(
+    rows: list[SeatResult],
+    policies: list[str],
+    num_players: int,
+    max_games: int,
+    design: SprtDesign,
+    metric: str,
+) -> dict[str, Any]:
+    """The test over the finished deals: decision, deals and games used, the trace, and the
+    estimate of the effect over the deals used."""
+    import statistics
+
+    a, b = policies[0], policies[1]
+    scores = deal_scores(complete_deals(rows, num_players), a, b, metric)
+    decision = decide(scores, design)
+    used = scores[: decision.deals]
+    mean = statistics.fmean(used) if used else 0.0
+    sd = statistics.stdev(used) if len(used) > 1 else 0.0
+    finished = decision.decision != "undecided" or len(scores) * num_players >= max_games
+    words = WORDS[decision.decision].format(
+        a=a, b=b, d0=_fmt(design.delta0, metric), d1=_fmt(design.delta1, metric), games=max_games
+    )
+    return {
+        "a": a,
+        "b": b,
+        "metric": metric,
+        "design": asdict(design),
+        "bounds": [design.lower, design.upper],
+        "decision": decision.decision,
+        "decision_text": words if finished else "not finished (interrupted or a game failed)",
+        "finished": finished,
+        "deals_used": decision.deals,
+        "games_used": decision.deals * num_players,
+        "deals_played": len(scores),
+        "max_games": max_games,
+        "llr": decision.llr,
+        "trace": [
+            {
+                "deals": (i + 1) * design.block,
+                "games": (i + 1) * design.block * num_players,
+                "llr": v,
+            }
+            for i, v in enumerate(decision.trace)
+        ],
+        "effect": mean,
+        "effect_se": sd / len(used) ** 0.5 if used else 0.0,
+        "deal_sd": sd,
+        "fixed_sample_games": (fixed_sample_deals(sd, design) * num_players if sd > 0 else None),
+    }
+
+
+def sprt_text(summary: dict[str, Any]) -> str:
+    """The decision in a few lines, for the terminal and report.md."""
+    s = summary["sprt"]
+    d = s["design"]
+    metric = "control-win rate" if s["metric"] == "control" else "win rate"
+    lines = [
+        f"SPRT {s['a']} vs {s['b']} ({metric} per seat, A − B, paired over duplicate deals): "
+        f"H0 effect <= {_fmt(d['delta0'], 'control')}, H1 effect >= "
+        f"{_fmt(d['delta1'], 'control')}, alpha {d['alpha']}, beta {d['beta']}",
+        f"decision: {s['decision_text']}",
+        f"used {s['games_used']} games ({s['deals_used']} deals of {summary['num_players']} "
+        f"games, in blocks of {d['block']} deals); LLR {s['llr']:+.2f}, bounds "
+        f"[{s['bounds'][0]:+.2f}, {s['bounds'][1]:+.2f}]; played {summary['games']} games",
+        f"effect over the deals used: {_fmt(s['effect'], 'control')} (SE {s['effect_se']:.1%})",
+    ]
+    if s["fixed_sample_games"] is not None:
+        lines.append(
+            f"a fixed-size test of the same hypotheses and error rates would need about "
+            f"{s['fixed_sample_games']:,.0f} games (from the per-deal SD {s['deal_sd']:.3f})"
+        )
+    return "\n".join(lines)
+
+
+def sprt_report(summary: dict[str, Any]) -> str:
+    s = summary["sprt"]
+    trace = "\n".join(f"| {t['games']} | {t['deals']} | {t['llr']:+.3f} |" for t in s["trace"])
+    meta = summary["meta"]
+    return (
+        f"# Sequential test: {s['a']} vs {s['b']}\n\n"
+        + sprt_text(summary).replace("\n", "\n\n")
+        + "\n\n![LLR trace](sprt.png)\n\n## LLR after each block\n\n"
+        "| games | deals | LLR |\n|---:|---:|---:|\n"
+        + trace
+        + f"\n\n{meta['policies']} at {summary['num_players']} players, seed {meta['seed']}, "
+        f"at most {s['max_games']} games; {meta['seconds']:.1f} s. Method: generalized SPRT "
+        "(normal model, variance estimated under each hypothesis) on block means of the "
+        'per-deal difference (docs/baselines.md, "Sequential testing").\n'
+    )
+
+
+def write_sprt_plot(summary: dict[str, Any], out_dir: Path) -> Path:
+    """sprt.png: the LLR after each block against the games played, with both bounds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = summary["sprt"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    xs = [0] + [t["games"] for t in s["trace"]]
+    ax.plot(xs, [0.0] + [t["llr"] for t in s["trace"]], marker=".", label="LLR")
+    lower, upper = s["bounds"]
+    ax.axhline(upper, color="tab:green", linestyle="--", label=f"accept H1 ({upper:+.2f})")
+    ax.axhline(lower, color="tab:red", linestyle="--", label=f"accept H0 ({lower:+.2f})")
+    ax.set_xlabel("games")
+    ax.set_ylabel("log-likelihood ratio")
+    ax.set_title(f"SPRT {s['a']} vs {s['b']}: {s['decision']} after {s['games_used']} games")
+    ax.legend(loc="best", fontsize="small")
+    return save_figure(fig, out_dir / "sprt.png")
+
+
+def run_sprt(
+    policies: list[str],
+    num_players: int = 4,
+    max_games: int | None = None,
+    seed: int = 0,
+    design: SprtDesign | None = None,
+    metric: str = "control",
+    workers: int | None = 1,
+    out_dir: str | Path | None = None,
+    progress: bool = False,
+    config: dict[str, Any] | None = None,
+    plots: bool = True,
+    move_timeout: float | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    resume: bool = False,
+    overwrite: bool = True,
+    trust_checkpoints: bool = False,
+    backend: str = "local",
+    address: str | None = None,
+) -> SprtResult:
+    """Test "policies[0] beats policies[1] by at least design.delta1" against "by at most
+    design.delta0" on duplicate deals, stopping at the decision or at `max_games` (a multiple
+    of the games of a block, num_players * design.block; default: the largest up to 4000).
+    Other arguments as run_benchmark.  A failed game stops the test (undecided; --resume
+    plays it again).  On KeyboardInterrupt the summary of the finished deals is written
+    before the interrupt is re-raised."""
+    from .backends import open_backend
+    from .outputs import progress_bar, write_output
+    from .sprt import METRICS
+
+    design = design or SprtDesign()
+    if metric not in METRICS:
+        raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
+    unit = num_players * design.block
+    if max_games is None:
+        max_games = max(2 * unit, DEFAULT_MAX_GAMES - DEFAULT_MAX_GAMES % unit)
+    check_options(num_players, max_games, seed, workers, config)
+    if max_games % unit or max_games < 2 * unit:
+        raise ValueError(
+            f"max games {max_games}: the test plays blocks of {design.block} deals of "
+            f"{num_players} games; give a multiple of {unit} of at least {2 * unit}"
+        )
+    if len(policies) < 2 or policies[0] == policies[1]:
+        raise ValueError("the sequential test compares the first two policies: give two different")
+    timeout = checked_timeout(move_timeout)
+    policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
+    specs = schedule(policies, num_players, max_games, seed, config, duplicate=True)
+    run = {
+        "policies": list(policies),
+        "num_players": num_players,
+        "games": max_games,
+        "seed": seed,
+        "config": config or {},
+        "duplicate": True,
+        "max_decisions": max_decisions,
+        "sprt": {**asdict(design), "metric": metric},
+    }
+    directory = Path(out_dir) if out_dir is not None else None
+    rows: list[SeatResult] = []
+    failures: list[GameFailure] = []
+    interrupted = False
+    start = time.perf_counter()
+    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
+        sink = None
+        if directory is not None:
+            rows, sink, specs = open_results(directory, run, specs, resume, overwrite)
+        bar = progress_bar(max_games, f"SPRT {policies[0]} vs {policies[1]}") if progress else None
+        if bar is not None:
+            bar.update(len({r.game for r in rows}))
+        remaining = sorted(specs, key=lambda s: s.index)
+        try:
+            while remaining and not failures:
+                summary = sprt_summary(rows, policies, num_players, max_games, design, metric)
+                if summary["decision"] != "undecided":
+                    break
+                batch, remaining = remaining[:unit], remaining[unit:]
+                for _spec, result in play_items(pool, batch):
+                    if isinstance(result, GameFailure):
+                        failures.append(result)
+                        continue
+                    rows.extend(result)
+                    if sink is not None:
+                        sink.write(result)
+                    if bar is not None:
+                        bar.update(1)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if sink is not None:
+                sink.close()
+            if bar is not None:
+                bar.close()
+    rows.sort(key=lambda r: (r.game, r.seat))
+    summary = {
+        "num_players": num_players,
+        "games": len({r.game for r in rows}),
+        "incomplete": interrupted,
+        "failures": [asdict(f) for f in failures],
+        "sprt": sprt_summary(rows, policies, num_players, max_games, design, metric),
+    }
+    elapsed = time.perf_counter() - start
+    summary["meta"] = {
+        **{k: run[k] for k in ("policies", "num_players", "seed", "config", "max_decisions")},
+        "max_games": max_games,
+        "workers": pool.size,
+        "backend": backend,
+        "resumed": resume,
+        "seconds": elapsed,
+        "software": software_record(),
+    }
+    if directory is not None:
+        write_json(directory / "summary.json", summary)
+        write_output(directory / "report.md", sprt_report(summary))
+        if failures:
+            write_output(
+                directory / "failures.txt",
+                "\n\n".join(f"game {f.game} seed {f.seed} ({f.kind}): {f.error}" for f in failures),
+            )
+        if plots:
+            write_sprt_plot(summary, directory)
+    if interrupted:
+        raise KeyboardInterrupt
+    return SprtResult(
+        decide(
+            deal_scores(complete_deals(rows, num_players), policies[0], policies[1], metric),
+            design,
+        ),
+        rows,
+        failures,
+        summary,
+        directory,
+    )
