@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .observation import ObservationPolicy
-from .registry import PolicyLoadError
+from .specs import RLLIB_CHECKPOINT, PolicyLoadError, require_trust
 
 
 @lru_cache(maxsize=4)
@@ -45,9 +45,7 @@ def _load_module(path: str) -> tuple[Any, Any]:
 
 def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
     """Play an RLlib checkpoint greedily; `trust=True` is required (loading unpickles)."""
-    from .registry import require_trust
-
-    require_trust(path, "an RLlib checkpoint", trust)
+    require_trust(path, RLLIB_CHECKPOINT, trust)
     module, columns = _load_module(str(Path(path).resolve()))
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:

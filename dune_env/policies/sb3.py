@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .observation import ObservationPolicy
-from .registry import PolicyLoadError
+from .specs import SB3_ZIP, PolicyLoadError, require_trust
 
 
 @lru_cache(maxsize=8)
@@ -66,9 +66,7 @@ def load_sb3_policy(
     path: str, deterministic: bool = True, trust: bool = False
 ) -> ObservationPolicy:
     """Play a MaskablePPO .zip; `trust=True` is required (loading unpickles the file)."""
-    from .registry import require_trust
-
-    require_trust(path, "a stable-baselines3 .zip", trust)
+    require_trust(path, SB3_ZIP, trust)
     file = Path(path).resolve()
     stat = file.stat() if file.is_file() else None
     model = load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))

@@ -34,7 +34,7 @@ import numpy as np
 from ..env_version import ENV_NAME
 from . import layouts
 from .observation import ObservationPolicy
-from .registry import PolicyLoadError
+from .specs import PolicyLoadError
 
 FORMAT_NAME = "dune-env-policy"
 FORMAT_VERSION = 1
@@ -464,7 +464,8 @@ class WeightsPolicy:
         return int(self.act_batch(observation, action_mask)[0])
 
 
-def load_weights_policy(path: str) -> ObservationPolicy:
-    """An engine policy playing the safe-format model at `path` (its .safetensors or .json)."""
+def load_weights_policy(path: str, name: str = "") -> ObservationPolicy:
+    """An engine policy playing the safe-format model at `path` (its .safetensors or .json),
+    named `name` (default: the file stem)."""
     stem = weight_paths(path)[0].with_suffix("").name
-    return ObservationPolicy(WeightsPolicy(path), name=stem)
+    return ObservationPolicy(WeightsPolicy(path), name=name or stem)
