@@ -20,6 +20,7 @@ from .specs import (
     UntrustedCheckpointError,
     as_engine_policy,
     import_attr,
+    model_label,
     require_trust,
     trusted,
 )
@@ -83,9 +84,9 @@ def policy_names() -> list[str]:
 
 
 class Classified(NamedTuple):
-    """What a spec names, found without loading anything: the `loader` that loads it, its
+    """What a spec names, found without loading anything: which `loader` loads it, its
     `target` (an object, a factory, a 'module:attr' path or a model path) and the `label` the
-    loaded policy is named by ("" for a model path: its file stem)."""
+    loaded policy is named by."""
 
     loader: str  # "object", "factory", "module:attr", "weights", "sb3" or "rllib"
     target: Any
@@ -99,9 +100,8 @@ PICKLE_BASED: dict[str, str] = {"sb3": SB3_ZIP, "rllib": RLLIB_CHECKPOINT}
 def classify(spec: str | Callable[..., Any] | EnginePolicy) -> Classified:
     """Which loader `spec` needs (a PolicyLoadError if none)."""
     if not isinstance(spec, str):
-        return Classified(
-            "object", spec, getattr(spec, "name", getattr(spec, "__name__", "callable"))
-        )
+        label = getattr(spec, "name", getattr(spec, "__name__", "callable"))
+        return Classified("object", spec, label)
     if spec in _USER_POLICIES:
         return Classified("factory", _USER_POLICIES[spec], spec)
     if spec in BUILTIN_POLICIES:
@@ -111,13 +111,13 @@ def classify(spec: str | Callable[..., Any] | EnginePolicy) -> Classified:
     from .weights import is_weights_spec
 
     if is_weights_spec(spec):
-        return Classified("weights", spec, "")
+        return Classified("weights", spec, model_label(spec))
     if Path(spec).suffix == ".zip":
         if not Path(spec).is_file():
             raise PolicyLoadError(f"model file {spec!r} does not exist")
-        return Classified("sb3", spec, spec)
+        return Classified("sb3", spec, model_label(spec))
     if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").exists():
-        return Classified("rllib", spec, spec)
+        return Classified("rllib", spec, model_label(spec))
     if ":" in spec:
         return Classified("module:attr", spec, spec)
     raise PolicyLoadError(
@@ -136,27 +136,27 @@ def load_policy(
     loads.  A stable-baselines3 `.zip` or an RLlib checkpoint folder is pickle-based and loads
     only with `trust=True` (or a `TrustedSpec`): only for files from sources you trust.
 
-    The spec is classified once and, for a pickle-based file, its trust checked there; then
-    exactly one loader runs."""
+    One way through: the spec is classified, a pickle-based file's trust checked, its one
+    loader gives a Python object (an engine policy, its class, or an observation policy), and
+    that becomes an engine policy."""
     found = classify(spec)
     if found.loader in PICKLE_BASED:
         require_trust(found.target, PICKLE_BASED[found.loader], trust)
-    if found.loader == "weights":
-        from .weights import load_weights_policy
-
-        return load_weights_policy(found.target, name=found.label)
-    if found.loader == "sb3":
-        from .sb3 import load_sb3_policy
-
-        return load_sb3_policy(found.target, trust=True)  # trusted just above
-    if found.loader == "rllib":
-        from .rllib import load_rllib_policy
-
-        return load_rllib_policy(found.target, trust=True)  # trusted just above
+    obj: Any = found.target
     if found.loader == "factory":
         obj = found.target(seed)
     elif found.loader == "module:attr":
         obj = import_attr(found.target)
-    else:
-        obj = found.target
+    elif found.loader == "weights":
+        from .weights import WeightsPolicy
+
+        obj = WeightsPolicy(found.target)
+    elif found.loader == "sb3":
+        from .sb3 import model_actor
+
+        obj = model_actor(found.target)
+    elif found.loader == "rllib":
+        from .rllib import checkpoint_actor
+
+        obj = checkpoint_actor(found.target)
     return as_engine_policy(obj, seed, found.label)

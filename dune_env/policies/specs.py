@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from pathlib import Path
 from typing import Any
 
 from .base import EnginePolicy
@@ -51,6 +52,12 @@ def require_trust(spec: str, what: str, trust: bool) -> None:
         "load_policy(path, trust=True)), or use a model in the safe .safetensors format "
         "(python -m dune_env.policies.export converts one)"
     )
+
+
+def model_label(path: str) -> str:
+    """The name a policy loaded from a model file (its stem) or a checkpoint folder (its name)
+    plays under."""
+    return Path(path).name if Path(path).is_dir() else Path(path).stem
 
 
 def import_attr(path: str) -> Any:

@@ -464,8 +464,7 @@ class WeightsPolicy:
         return int(self.act_batch(observation, action_mask)[0])
 
 
-def load_weights_policy(path: str, name: str = "") -> ObservationPolicy:
-    """An engine policy playing the safe-format model at `path` (its .safetensors or .json),
-    named `name` (default: the file stem)."""
+def load_weights_policy(path: str) -> ObservationPolicy:
+    """An engine policy playing the safe-format model at `path` (its .safetensors or .json)."""
     stem = weight_paths(path)[0].with_suffix("").name
-    return ObservationPolicy(WeightsPolicy(path), name=name or stem)
+    return ObservationPolicy(WeightsPolicy(path), name=stem)
