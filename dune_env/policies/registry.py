@@ -3,7 +3,12 @@ Python callable.  Every loaded policy is an engine policy (`act(game, seat) -> o
 
 Saved models in the safe format (`.safetensors` + `.json`, see `weights.py`) load from anyone.
 Pickle-based files -- stable-baselines3 `.zip` files and RLlib checkpoints -- can run arbitrary
-code when loaded, so they load only with `trust=True` (see SECURITY.md)."""
+code when loaded, so they load only with `trust=True` (see SECURITY.md).
+
+The path reads one way: `classify` a spec, check a pickle-based file's trust, call its one
+loader (`weights.py`, `sb3.py`, `rllib.py` or `specs.import_attr`), wrap the object once
+(`specs.as_engine_policy`).  What the loaders share (the errors, `TrustedSpec`, the trust check)
+is in `specs.py`, re-exported here; no loader imports this module."""
 
 from __future__ import annotations
 
