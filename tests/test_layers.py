@@ -118,6 +118,18 @@ def test_no_import_cycle_across_areas_or_inside_the_harness() -> None:
     assert bad == []
 
 
+def test_no_policy_module_imports_the_registry() -> None:
+    """The registry classifies a spec and calls one loader; the loaders (weights, sb3, rllib,
+    ...) take what they share from `policies.specs` and never call back into the registry."""
+    bad = sorted(
+        m
+        for m, deps in GRAPH.items()
+        if _area(m) == "dune_env.policies" and m != "dune_env.policies"
+        if "dune_env.policies.registry" in deps
+    )
+    assert bad == []
+
+
 def test_the_graph_sees_imports() -> None:
     """The reader itself: it finds a lazy import and a relative one."""
     assert "dune_env.match" in GRAPH["dune_env.environment.seating"]

@@ -10,7 +10,8 @@ Two kinds of policy play the game:
   `dune_env.engine.information.resample(game, seat, rng)` (a clone with the others' secrets
   re-drawn) when it searches.
 
-Both are wrapped as `Policy` objects by the loaders in `dune_env.policies.registry`.
+`dune_env.policies.load_policy` turns either into an engine policy (an observation policy is
+wrapped in `observation.ObservationPolicy`).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def export_zip(source: str | Path, destination: str | Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .registry import PolicyLoadError
+    from .specs import PolicyLoadError
 
     parser = argparse.ArgumentParser(
         prog="python -m dune_env.policies.export",

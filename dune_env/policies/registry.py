@@ -3,17 +3,48 @@ Python callable.  Every loaded policy is an engine policy (`act(game, seat) -> o
 
 Saved models in the safe format (`.safetensors` + `.json`, see `weights.py`) load from anyone.
 Pickle-based files -- stable-baselines3 `.zip` files and RLlib checkpoints -- can run arbitrary
-code when loaded, so they load only with `trust=True` (see SECURITY.md)."""
+code when loaded, so they load only with `trust=True` (see SECURITY.md).
+
+The path reads one way: `classify` a spec, check a pickle-based file's trust, call its one
+loader (`weights.py`, `sb3.py`, `rllib.py` or `specs.import_attr`), wrap the object once
+(`specs.as_engine_policy`).  What the loaders share (the errors, `TrustedSpec`, the trust check)
+is in `specs.py`, re-exported here; no loader imports this module."""
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .base import EnginePolicy
+from .specs import (
+    RLLIB_CHECKPOINT,
+    SB3_ZIP,
+    PolicyLoadError,
+    TrustedSpec,
+    UntrustedCheckpointError,
+    as_engine_policy,
+    import_attr,
+    model_label,
+    require_trust,
+    trusted,
+)
+
+__all__ = [
+    "BUILTIN_POLICIES",
+    "CHECKPOINT_DIR",
+    "SHIPPED_MODELS",
+    "PolicyLoadError",
+    "TrustedSpec",
+    "UntrustedCheckpointError",
+    "builtin_policy_classes",
+    "classify",
+    "load_policy",
+    "policy_names",
+    "register_policy",
+    "require_trust",
+    "trusted",
+]
 
 # name -> "module:attr" of a class taking `seed`; imported lazily so the registry stays light.
 BUILTIN_POLICIES: dict[str, str] = {
@@ -40,38 +71,6 @@ SHIPPED_MODELS: dict[str, str] = {
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 
 
-class PolicyLoadError(ValueError):
-    """A policy spec that names nothing loadable, or a model that does not fit dune_v1."""
-
-
-class UntrustedCheckpointError(PolicyLoadError):
-    """A pickle-based model file was given without the explicit opt-in to trust it."""
-
-
-class TrustedSpec(str):
-    """A policy spec string whose pickle-based file the caller has chosen to trust.
-
-    It compares, hashes and prints as the plain string (so results stay keyed by the spec), and
-    it survives pickling, so the opt-in reaches the harness's worker processes with the spec."""
-
-    __slots__ = ()
-
-
-def trusted(spec: str) -> TrustedSpec:
-    return spec if isinstance(spec, TrustedSpec) else TrustedSpec(spec)
-
-
-def require_trust(spec: str, what: str, trust: bool) -> None:
-    if trust or isinstance(spec, TrustedSpec):
-        return
-    raise UntrustedCheckpointError(
-        f"{spec!r} is {what}, a pickle-based format: loading it can run arbitrary code. "
-        "Load it only if you trust its source: pass --trust-checkpoints (Python: "
-        "load_policy(path, trust=True)), or use a model in the safe .safetensors format "
-        "(python -m dune_env.policies.export converts one)"
-    )
-
-
 def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
     """Register `factory(seed) -> policy` under `name` (e.g. a trained checkpoint)."""
     _USER_POLICIES[name] = factory
@@ -82,51 +81,53 @@ def builtin_policy_classes() -> list[type]:
     its callable only an observation): the policies the harness may hand the live game."""
     from .observation import ObservationPolicy
 
-    return [_import(path) for path in BUILTIN_POLICIES.values()] + [ObservationPolicy]
+    return [import_attr(path) for path in BUILTIN_POLICIES.values()] + [ObservationPolicy]
 
 
 def policy_names() -> list[str]:
     return sorted(set(BUILTIN_POLICIES) | set(_USER_POLICIES) | set(SHIPPED_MODELS))
 
 
-def _import(path: str) -> Any:
-    module_name, _, attr = path.partition(":")
-    if not module_name or not attr:
-        raise PolicyLoadError(f"{path!r} is not of the form 'module:attr'")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise PolicyLoadError(
-            f"cannot import module {module_name!r} for policy {path!r}: {exc}"
-        ) from exc
-    target: Any = module
-    for part in attr.split("."):
-        if not hasattr(target, part):
-            raise PolicyLoadError(f"module {module_name!r} has no attribute {attr!r}")
-        target = getattr(target, part)
-    return target
+class Classified(NamedTuple):
+    """What a spec names, found without loading anything: which `loader` loads it, its
+    `target` (an object, a factory, a 'module:attr' path or a model path) and the `label` the
+    loaded policy is named by."""
+
+    loader: str  # "object", "factory", "module:attr", "weights", "sb3" or "rllib"
+    target: Any
+    label: str
 
 
-def _wrap(obj: Any, seed: int, label: str) -> EnginePolicy:
-    """Turn a class, factory, engine policy or observation callable into an engine policy."""
-    if inspect.isclass(obj):
-        factory: Any = obj
-        try:
-            obj = factory(seed=seed)
-        except TypeError:
-            obj = factory()
-    if hasattr(obj, "act") and callable(obj.act):
-        if not hasattr(obj, "name"):
-            obj.name = label
-        policy: EnginePolicy = obj
-        return policy
-    if callable(obj):
-        from .observation import ObservationPolicy
+# The loaders of pickle-based files, and what `require_trust` calls them.
+PICKLE_BASED: dict[str, str] = {"sb3": SB3_ZIP, "rllib": RLLIB_CHECKPOINT}
 
-        return ObservationPolicy(obj, name=label)
+
+def classify(spec: str | Callable[..., Any] | EnginePolicy) -> Classified:
+    """Which loader `spec` needs (a PolicyLoadError if none)."""
+    if not isinstance(spec, str):
+        label = getattr(spec, "name", getattr(spec, "__name__", "callable"))
+        return Classified("object", spec, label)
+    if spec in _USER_POLICIES:
+        return Classified("factory", _USER_POLICIES[spec], spec)
+    if spec in BUILTIN_POLICIES:
+        return Classified("module:attr", BUILTIN_POLICIES[spec], spec)
+    if spec in SHIPPED_MODELS:
+        return Classified("weights", str(CHECKPOINT_DIR / SHIPPED_MODELS[spec]), spec)
+    from .weights import is_weights_spec
+
+    if is_weights_spec(spec):
+        return Classified("weights", spec, model_label(spec))
+    if Path(spec).suffix == ".zip":
+        if not Path(spec).is_file():
+            raise PolicyLoadError(f"model file {spec!r} does not exist")
+        return Classified("sb3", spec, model_label(spec))
+    if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").exists():
+        return Classified("rllib", spec, model_label(spec))
+    if ":" in spec:
+        return Classified("module:attr", spec, spec)
     raise PolicyLoadError(
-        f"{label!r} is neither an engine policy (with act(game, seat)) nor a callable "
-        "(observation, action_mask) -> action"
+        f"unknown policy {spec!r}; known names: {policy_names()}, or give 'module:attr' or a "
+        "saved model (.safetensors; pickle-based .zip or RLlib folder with trust)"
     )
 
 
@@ -138,41 +139,29 @@ def load_policy(
 
     Saved models: a safe-format `.safetensors` (with its `.json` description beside it) always
     loads.  A stable-baselines3 `.zip` or an RLlib checkpoint folder is pickle-based and loads
-    only with `trust=True` (or a `TrustedSpec`): only for files from sources you trust."""
-    if not isinstance(spec, str):
-        return _wrap(spec, seed, getattr(spec, "name", getattr(spec, "__name__", "callable")))
-    if spec in _USER_POLICIES:
-        policy = _USER_POLICIES[spec](seed)
-        if not hasattr(policy, "name"):
-            policy.name = spec
-        return policy
-    if spec in BUILTIN_POLICIES:
-        return _wrap(_import(BUILTIN_POLICIES[spec]), seed, spec)
-    if spec in SHIPPED_MODELS:
-        from .weights import load_weights_policy
+    only with `trust=True` (or a `TrustedSpec`): only for files from sources you trust.
 
-        policy = load_weights_policy(str(CHECKPOINT_DIR / SHIPPED_MODELS[spec]))
-        policy.name = spec
-        return policy
-    from .weights import is_weights_spec, load_weights_policy
+    One way through: the spec is classified, a pickle-based file's trust checked, its one
+    loader gives a Python object (an engine policy, its class, or an observation policy), and
+    that becomes an engine policy."""
+    found = classify(spec)
+    if found.loader in PICKLE_BASED:
+        require_trust(found.target, PICKLE_BASED[found.loader], trust)
+    obj: Any = found.target
+    if found.loader == "factory":
+        obj = found.target(seed)
+    elif found.loader == "module:attr":
+        obj = import_attr(found.target)
+    elif found.loader == "weights":
+        from .weights import WeightsPolicy
 
-    if is_weights_spec(spec):
-        return load_weights_policy(spec)
-    if Path(spec).suffix == ".zip":
-        if not Path(spec).is_file():
-            raise PolicyLoadError(f"model file {spec!r} does not exist")
-        require_trust(spec, "a stable-baselines3 .zip", trust)
-        from .sb3 import load_sb3_policy
+        obj = WeightsPolicy(found.target)
+    elif found.loader == "sb3":
+        from .sb3 import model_actor
 
-        return load_sb3_policy(spec, trust=True)
-    if Path(spec).is_dir() and (Path(spec) / "rllib_checkpoint.json").exists():
-        require_trust(spec, "an RLlib checkpoint", trust)
-        from .rllib import load_rllib_policy
+        obj = model_actor(found.target)
+    elif found.loader == "rllib":
+        from .rllib import checkpoint_actor
 
-        return load_rllib_policy(spec, trust=True)
-    if ":" in spec:
-        return _wrap(_import(spec), seed, spec)
-    raise PolicyLoadError(
-        f"unknown policy {spec!r}; known names: {policy_names()}, or give 'module:attr' or a "
-        "saved model (.safetensors; pickle-based .zip or RLlib folder with trust)"
-    )
+        obj = checkpoint_actor(found.target)
+    return as_engine_policy(obj, seed, found.label)

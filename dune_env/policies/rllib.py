@@ -5,6 +5,7 @@ RLlib checkpoints hold pickle files: loading one can run arbitrary code, so it n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .observation import ObservationPolicy
-from .registry import PolicyLoadError
+from .specs import RLLIB_CHECKPOINT, PolicyLoadError, model_label, require_trust
 
 
 @lru_cache(maxsize=4)
@@ -45,9 +46,14 @@ def _load_module(path: str) -> tuple[Any, Any]:
 
 def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
     """Play an RLlib checkpoint greedily; `trust=True` is required (loading unpickles)."""
-    from .registry import require_trust
+    require_trust(path, RLLIB_CHECKPOINT, trust)
+    return ObservationPolicy(checkpoint_actor(path), name=model_label(path))
 
-    require_trust(path, "an RLlib checkpoint", trust)
+
+def checkpoint_actor(path: str) -> Callable[[np.ndarray, np.ndarray], int]:
+    """The greedy observation policy of an RLlib checkpoint whose source is trusted (its pickle
+    files are loaded: the caller has checked the trust, as `load_rllib_policy` and
+    `load_policy` do)."""
     module, columns = _load_module(str(Path(path).resolve()))
 
     def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -63,4 +69,4 @@ def load_rllib_policy(path: str, trust: bool = False) -> ObservationPolicy:
             logits = module.forward_inference(batch)["action_dist_inputs"][0]
         return int(torch.argmax(logits))  # masked logits: the best legal action
 
-    return ObservationPolicy(act, name=Path(path).name)
+    return act

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .observation import ObservationPolicy
-from .registry import PolicyLoadError
+from .specs import SB3_ZIP, PolicyLoadError, model_label, require_trust
 
 
 @lru_cache(maxsize=8)
@@ -66,13 +66,17 @@ def load_sb3_policy(
     path: str, deterministic: bool = True, trust: bool = False
 ) -> ObservationPolicy:
     """Play a MaskablePPO .zip; `trust=True` is required (loading unpickles the file)."""
-    from .registry import require_trust
+    require_trust(path, SB3_ZIP, trust)
+    return ObservationPolicy(model_actor(path, deterministic), name=model_label(path))
 
-    require_trust(path, "a stable-baselines3 .zip", trust)
+
+def model_actor(path: str, deterministic: bool = True) -> _ModelActor:
+    """The observation policy of a MaskablePPO .zip whose source is trusted (it is unpickled:
+    the caller has checked the trust, as `load_sb3_policy` and `load_policy` do)."""
     file = Path(path).resolve()
     stat = file.stat() if file.is_file() else None
     model = load_model(str(file), (stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
-    return ObservationPolicy(_ModelActor(model, deterministic), name=Path(path).stem)
+    return _ModelActor(model, deterministic)
 
 
 class _ModelActor:

@@ -34,7 +34,7 @@ import numpy as np
 from ..env_version import ENV_NAME
 from . import layouts
 from .observation import ObservationPolicy
-from .registry import PolicyLoadError
+from .specs import PolicyLoadError
 
 FORMAT_NAME = "dune-env-policy"
 FORMAT_VERSION = 1
