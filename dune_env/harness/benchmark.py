@@ -119,6 +119,24 @@ def _open_results(
     return rows, CsvSink(results_path, append=True), [s for s in specs if s.index not in done]
 
 
+def keep_result(
+    result: list[SeatResult] | GameFailure,
+    rows: list[SeatResult],
+    failures: list[GameFailure],
+    sink: CsvSink | None,
+    bar: Any,
+) -> None:
+    """One finished game: its rows kept (and written at once), or its failure; the bar moves."""
+    if isinstance(result, GameFailure):
+        failures.append(result)
+    else:
+        rows.extend(result)
+        if sink is not None:
+            sink.write(result)
+    if bar is not None:
+        bar.update(1)
+
+
 def _collect(
     games: Generator[Item, None, None], rows: list[SeatResult], sink: CsvSink | None, bar: Any
 ) -> tuple[list[GameFailure], bool, int]:
@@ -130,14 +148,7 @@ def _collect(
     try:
         for _spec, result in games:
             played += 1
-            if isinstance(result, GameFailure):
-                failures.append(result)
-            else:
-                rows.extend(result)
-                if sink is not None:
-                    sink.write(result)
-            if bar is not None:
-                bar.update(1)
+            keep_result(result, rows, failures, sink, bar)
     except KeyboardInterrupt:
         interrupted = True
     finally:

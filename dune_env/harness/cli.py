@@ -152,6 +152,22 @@ def _workers(args: argparse.Namespace) -> int | None:
     return os.cpu_count() or 1
 
 
+def _run_options(args: argparse.Namespace, out: str) -> dict[str, Any]:
+    """What a single run, a suite and a sequential test take from the command line alike."""
+    return {
+        "workers": _workers(args),
+        "out_dir": out,
+        "progress": not args.no_progress,
+        "plots": not args.no_plots,
+        "move_timeout": args.move_timeout,
+        "max_decisions": args.max_decisions,
+        "resume": args.resume,
+        "trust_checkpoints": args.trust_checkpoints,
+        "backend": args.backend,
+        "address": args.address,
+    }
+
+
 def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> None:
     """The plain-language verdicts, then the legend of the terms."""
     from .verdict import legend, verdicts
@@ -207,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"dune-bench: {' '.join(given_sprt_flags(args))} need --sprt", file=sys.stderr)
             return 2
         try:
-            return run_sprt_command(args, out, _workers(args), parse_game_options(args.set))
+            return run_sprt_command(args, _run_options(args, out), parse_game_options(args.set))
         finally:
             signal.signal(signal.SIGTERM, previous)
     if args.suite:
@@ -241,20 +257,11 @@ def main(argv: list[str] | None = None) -> int:
             num_players=4 if args.players is None else args.players,
             games=100 if args.games is None else args.games,
             seed=args.seed,
-            workers=_workers(args),
-            out_dir=out,
-            progress=not args.no_progress,
             config=parse_game_options(args.set),
-            plots=not args.no_plots,
-            move_timeout=args.move_timeout,
-            max_decisions=args.max_decisions,
-            resume=args.resume,
             overwrite=False,
-            trust_checkpoints=args.trust_checkpoints,
             duplicate=args.duplicate,
             bootstrap=args.bootstrap,
-            backend=args.backend,
-            address=args.address,
+            **_run_options(args, out),
         )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)
@@ -323,18 +330,9 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
             result = run_suite(
                 args.policies,
                 short=args.suite == "standard-short",
-                workers=_workers(args),
-                out_dir=out,
-                progress=not args.no_progress,
-                plots=not args.no_plots,
                 bootstrap=args.bootstrap,
                 seed=args.seed,
-                move_timeout=args.move_timeout,
-                max_decisions=args.max_decisions,
-                trust_checkpoints=args.trust_checkpoints,
-                backend=args.backend,
-                address=args.address,
-                resume=args.resume,
+                **_run_options(args, out),
             )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)

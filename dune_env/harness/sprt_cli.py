@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 SPRT_FLAGS = ("--max-games", "--sprt-delta", "--alpha", "--beta", "--sprt-block", "--sprt-metric")
 
@@ -60,14 +61,17 @@ def given_sprt_flags(args: argparse.Namespace) -> list[str]:
 
 
 def run_sprt_command(
-    args: argparse.Namespace, out: str, workers: int | None, config: dict[str, object]
+    args: argparse.Namespace, options: dict[str, Any], config: dict[str, object]
 ) -> int:
     """`dune-bench --sprt`: exit 0 when decided, 3 when undecided at the maximum, 1 when a game
-    failed, 2 on bad arguments, 130 on interruption."""
+    failed, 2 on bad arguments, 130 on interruption.  `options`: what every run takes from the
+    command line (the output folder `out_dir` among them)."""
     from ..engine import ConfigError
     from ..policies.registry import PolicyLoadError
     from .sprt import SprtDesign
     from .sprt_run import run_sprt
+
+    out = options["out_dir"]
 
     fixed = [
         flag
@@ -107,18 +111,9 @@ def run_sprt_command(
             seed=args.seed,
             design=design,
             metric=args.sprt_metric or "control",
-            workers=workers,
-            out_dir=out,
-            progress=not args.no_progress,
             config=config,
-            plots=not args.no_plots,
-            move_timeout=args.move_timeout,
-            max_decisions=args.max_decisions,
-            resume=args.resume,
             overwrite=False,
-            trust_checkpoints=args.trust_checkpoints,
-            backend=args.backend,
-            address=args.address,
+            **options,
         )
     except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
         print(f"dune-bench: {exc}", file=sys.stderr)

@@ -17,7 +17,14 @@ from typing import Any
 
 from ..match import DEFAULT_MAX_DECISIONS, schedule
 from ..provenance import software_record
-from .benchmark import check_options, checked_policies, checked_timeout, open_results, play_items
+from .benchmark import (
+    check_options,
+    checked_policies,
+    checked_timeout,
+    keep_result,
+    open_results,
+    play_items,
+)
 from .report import save_figure, write_json
 from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
 from .types import GameFailure, SeatResult
@@ -244,14 +251,7 @@ def run_sprt(
                     break
                 batch, remaining = remaining[:unit], remaining[unit:]
                 for _spec, result in play_items(pool, batch):
-                    if isinstance(result, GameFailure):
-                        failures.append(result)
-                        continue
-                    rows.extend(result)
-                    if sink is not None:
-                        sink.write(result)
-                    if bar is not None:
-                        bar.update(1)
+                    keep_result(result, rows, failures, sink, bar)
         except KeyboardInterrupt:
             interrupted = True
         finally:
