@@ -95,6 +95,27 @@ def _checked_policies(
     return policies
 
 
+def run_record(
+    policies: list[str],
+    num_players: int,
+    games: int,
+    seed: int,
+    config: dict[str, Any] | None,
+    duplicate: bool,
+    max_decisions: int,
+) -> dict[str, Any]:
+    """The parameters that define a run's games (run.json; a resume must repeat them)."""
+    return {
+        "policies": list(policies),
+        "num_players": num_players,
+        "games": games,
+        "seed": seed,
+        "config": config or {},
+        "duplicate": duplicate,
+        "max_decisions": max_decisions,
+    }
+
+
 def _open_results(
     directory: Path, run: dict[str, Any], specs: list[GameSpec], resume: bool, overwrite: bool
 ) -> tuple[list[SeatResult], CsvSink, list[GameSpec]]:
@@ -295,15 +316,7 @@ def run_benchmark(
     timeout = _checked_timeout(move_timeout)
     policies = _checked_policies(policies, num_players, backend, address, trust_checkpoints)
     specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
-    run = {
-        "policies": list(policies),
-        "num_players": num_players,
-        "games": games,
-        "seed": seed,
-        "config": config or {},
-        "duplicate": duplicate,
-        "max_decisions": max_decisions,
-    }
+    run = run_record(policies, num_players, games, seed, config, duplicate, max_decisions)
     directory = Path(out_dir) if out_dir is not None else None
     output_log = str(directory / POLICY_OUTPUT_FILE) if directory is not None else None
     # Connect first (Ray: a bad address or cluster fails here, before anything is written).

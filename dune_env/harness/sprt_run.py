@@ -24,6 +24,7 @@ from .benchmark import (
     keep_result,
     open_results,
     play_items,
+    run_record,
 )
 from .report import save_figure, write_json
 from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
@@ -221,16 +222,8 @@ def run_sprt(
     timeout = checked_timeout(move_timeout)
     policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
     specs = schedule(policies, num_players, max_games, seed, config, duplicate=True)
-    run = {
-        "policies": list(policies),
-        "num_players": num_players,
-        "games": max_games,
-        "seed": seed,
-        "config": config or {},
-        "duplicate": True,
-        "max_decisions": max_decisions,
-        "sprt": {**asdict(design), "metric": metric},
-    }
+    run = run_record(policies, num_players, max_games, seed, config, True, max_decisions)
+    run["sprt"] = {**asdict(design), "metric": metric}
     directory = Path(out_dir) if out_dir is not None else None
     rows: list[SeatResult] = []
     failures: list[GameFailure] = []
