@@ -17,7 +17,8 @@ import sys
 from typing import Any
 
 from ..match import DEFAULT_MAX_DECISIONS
-from ..policies.registry import PolicyLoadError, policy_names
+from ..policies.registry import policy_names
+from .exits import bad_input_errors, interrupted, refused
 
 DEFAULT_POLICIES = ("aggressive", "economic", "random")
 
@@ -192,7 +193,6 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..engine import ConfigError
     from .benchmark import run_benchmark
     from .outputs import default_out_dir
     from .sprt_cli import given_sprt_flags, run_sprt_command
@@ -263,16 +263,13 @@ def main(argv: list[str] | None = None) -> int:
             bootstrap=args.bootstrap,
             **_run_options(args, out),
         )
-    except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
-        print(f"dune-bench: {exc}", file=sys.stderr)
-        return 2
+    except bad_input_errors() as exc:
+        return refused(exc)
     except KeyboardInterrupt:
-        print(
-            f"\ndune-bench: interrupted; the finished games are summarised in {out}/summary.json "
-            f"(continue with --resume --out {out})",
-            file=sys.stderr,
+        return interrupted(
+            f"the finished games are summarised in {out}/summary.json "
+            f"(continue with --resume --out {out})"
         )
-        return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(result.leaderboard)
@@ -305,7 +302,6 @@ def main(argv: list[str] | None = None) -> int:
 def _run_suite(args: argparse.Namespace, out: str) -> int:
     from pathlib import Path
 
-    from ..engine import ConfigError
     from .suite import run_suite
 
     folder = Path(out)
@@ -334,16 +330,11 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
                 seed=args.seed,
                 **_run_options(args, out),
             )
-    except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
-        print(f"dune-bench: {exc}", file=sys.stderr)
-        return 2
+    except bad_input_errors() as exc:
+        return refused(exc)
     except KeyboardInterrupt:
         again = " ".join([*_suite_args(args), "--resume", "--out", out])
-        print(
-            f"\ndune-bench: interrupted; the suite was not finished (continue with {again})",
-            file=sys.stderr,
-        )
-        return 130
+        return interrupted(f"the suite was not finished (continue with {again})")
     print(result.text)
     print(
         f"\n{result.games} games in {result.seconds:.1f} s; report written to {out}/suite_report.md"

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from .exits import bad_input_errors, interrupted, refused
+
 SPRT_FLAGS = ("--max-games", "--sprt-delta", "--alpha", "--beta", "--sprt-block", "--sprt-metric")
 
 
@@ -66,8 +68,6 @@ def run_sprt_command(
     """`dune-bench --sprt`: exit 0 when decided, 3 when undecided at the maximum, 1 when a game
     failed, 2 on bad arguments, 130 on interruption.  `options`: what every run takes from the
     command line (the output folder `out_dir` among them)."""
-    from ..engine import ConfigError
-    from ..policies.registry import PolicyLoadError
     from .sprt import SprtDesign
     from .sprt_run import run_sprt
 
@@ -115,16 +115,13 @@ def run_sprt_command(
             overwrite=False,
             **options,
         )
-    except (PolicyLoadError, ConfigError, ValueError, TypeError) as exc:
-        print(f"dune-bench: {exc}", file=sys.stderr)
-        return 2
+    except bad_input_errors() as exc:
+        return refused(exc)
     except KeyboardInterrupt:
-        print(
-            f"\ndune-bench: interrupted; the test so far is in {out}/summary.json (continue "
-            f"with the same command plus --resume --out {out})",
-            file=sys.stderr,
+        return interrupted(
+            f"the test so far is in {out}/summary.json (continue "
+            f"with the same command plus --resume --out {out})"
         )
-        return 130
     from .sprt_run import sprt_text
 
     print(sprt_text(result.summary))
