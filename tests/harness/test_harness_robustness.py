@@ -163,6 +163,10 @@ def test_the_project_trusts_only_its_registered_classes() -> None:
     assert not is_builtin(patched)
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_ctrl_c_stops_promptly_and_writes_the_summary(tmp_path: Path, stop: str) -> None:
     out = tmp_path / "run"
@@ -189,6 +193,9 @@ def test_ctrl_c_stops_promptly_and_writes_the_summary(tmp_path: Path, stop: str)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A suite started in the background by a non-interactive shell ignores SIGINT, and an
+        # ignored signal is inherited: dune-bench would then (rightly) ignore Ctrl-C too.
+        preexec_fn=_default_sigint,
     )
     try:
         deadline = time.monotonic() + 60
