@@ -24,7 +24,10 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from training.ppo_selfplay import PPOSelfPlayConfig
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -92,6 +95,28 @@ def evaluation_record(summary: dict[str, Any], name: str) -> dict[str, Any]:
         "cannot_tell_apart": summary["cannot_tell_apart"],
         "verdict": verdict_line(name, summary),
     }
+
+
+def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, dict[str, Any]]:
+    """During a self-play run (`training.ppo_selfplay`): the current model in one seat against
+    copies of each baseline, on duplicate deals via the harness: per opponent, the record of
+    `evaluation_record` (win rate, chance level, strength against the opponent with its
+    interval, judgement), appended to evaluations.jsonl."""
+    from dune_env.policies.weights import export_policy, weight_paths
+
+    export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
+    tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
+    records = {}
+    for opponent in ("random", *cfg.heuristic_opponents):
+        summary = evaluate_against(
+            str(tensors), opponent, cfg.num_players, cfg.eval_games, seed=cfg.seed
+        )
+        records[opponent] = evaluation_record(summary, str(tensors))
+    with (run_dir / "evaluations.jsonl").open("a") as log:
+        log.write(json.dumps({"num_timesteps": model.num_timesteps, **records}) + "\n")
+    description.unlink()
+    tensors.unlink()
+    return records
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -396,7 +396,7 @@ def test_an_interrupted_imitation_resumes_after_its_last_fitted_round(
 ) -> None:
     """Behaviour cloning + DAgger saves each fitted round; rerunning the same command after an
     interruption fits only the rounds left and ends with the weights of an uninterrupted run."""
-    import training.ppo_selfplay as recipe
+    import training.imitation as recipe
 
     whole = PPOSelfPlayConfig(out_dir=str(tmp_path / "whole"), config_name="bc", **TINY_IMITATION)
     train(whole, quiet=True)
