@@ -1,7 +1,7 @@
 """The package's layers: engine < environment < policies < match < everything that plays games.
 
 Imports are read from the sources (function-level imports included, since a lazy import is
-still a dependency)."""
+still a dependency).  The same reading keeps the functions short."""
 
 from __future__ import annotations
 
@@ -134,3 +134,20 @@ def test_the_graph_sees_imports() -> None:
     """The reader itself: it finds a lazy import and a relative one."""
     assert "dune_env.match" in GRAPH["dune_env.environment.seating"]
     assert "dune_env.harness.types" in GRAPH["dune_env.harness.runner"]
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    """A function that long does several things: split it into named steps (issue 22)."""
+    bad = sorted(
+        f"{path.relative_to(ROOT.parent)}:{node.lineno} {node.name} "
+        f"({node.end_lineno - node.lineno + 1} lines)"
+        for path in ROOT.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    )
+    assert bad == [], f"functions over {MAX_FUNCTION_LINES} lines: {bad}"

@@ -290,6 +290,19 @@ def render_rgb(state: GameState) -> np.ndarray:
     image = _background().copy()
     draw = ImageDraw.Draw(image, "RGBA")
     font = _font()
+    _draw_map(draw, s, font)
+    # side panel
+    px = _MAP_SIZE + 8
+    y = _draw_dice_and_pool(draw, s, font, px, 8)
+    y = _draw_seats(draw, s, font, px, y) + 6
+    draw.text((px, y), _status_line(s), fill=(0, 0, 0), font=font)
+    return np.asarray(image, dtype=np.uint8).copy()
+
+
+def _draw_map(
+    draw: ImageDraw.ImageDraw, s: GameState, font: ImageFont.ImageFont | ImageFont.FreeTypeFont
+) -> None:
+    """The storm sector hatched, and in each region its property token and unit counts."""
     # storm
     start = -120 + (s.storm_sector - 1) * 60
     _ring_segment(draw, start, start + 60, R_POLAR, R_OUTER, (60, 60, 90, 90), (40, 40, 70))
@@ -316,9 +329,16 @@ def render_rgb(state: GameState) -> np.ndarray:
                 anchor="mm",
             )
             index += 1
-    # side panel
-    px = _MAP_SIZE + 8
-    y = 8
+
+
+def _draw_dice_and_pool(
+    draw: ImageDraw.ImageDraw,
+    s: GameState,
+    font: ImageFont.ImageFont | ImageFont.FreeTypeFont,
+    px: int,
+    y: int,
+) -> int:
+    """The panel's first lines from `y`: round and storm, dice, pool and target; the y after."""
     draw.text(
         (px, y),
         f"Round {s.round}/{MAX_ROUNDS}   storm: sector {s.storm_sector}",
@@ -353,7 +373,17 @@ def render_rgb(state: GameState) -> np.ndarray:
         fill=(0, 0, 0),
         font=font,
     )
-    y += 28
+    return y + 28
+
+
+def _draw_seats(
+    draw: ImageDraw.ImageDraw,
+    s: GameState,
+    font: ImageFont.ImageFont | ImageFont.FreeTypeFont,
+    px: int,
+    y: int,
+) -> int:
+    """Each seat's faction, marks and units from `y` down; the y after them."""
     small = _font(_SMALL_FONT_SIZE)
     for seat, faction in enumerate(s.seat_faction):
         colour = FACTION_COLOURS[faction] if faction >= 0 else (200, 200, 200)
@@ -384,16 +414,18 @@ def render_rgb(state: GameState) -> np.ndarray:
                 font=small,
             )
             y += 19
-    y += 6
+    return y
+
+
+def _status_line(s: GameState) -> str:
+    """Who won, or whose decision is pending."""
     if s.phase == Phase.GAME_OVER:
-        text = (
+        return (
             "Game over: "
             + (", ".join(f"seat {w}" for w in s.winners) if s.winners else "nobody")
             + " won"
         )
     elif s.pending_kind >= 0:
-        text = f"seat {s.pending_seat}: {DecisionKind(s.pending_kind).name}"
+        return f"seat {s.pending_seat}: {DecisionKind(s.pending_kind).name}"
     else:
-        text = ""
-    draw.text((px, y), text, fill=(0, 0, 0), font=font)
-    return np.asarray(image, dtype=np.uint8).copy()
+        return ""

@@ -14,11 +14,14 @@ import contextlib
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import policy_names
 from .exits import bad_input_errors, interrupted, refused
+
+if TYPE_CHECKING:
+    from .benchmark import BenchmarkResult
 
 DEFAULT_POLICIES = ("aggressive", "economic", "random")
 
@@ -27,6 +30,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dune-bench", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
+    _add_game_arguments(parser)
+    _add_run_arguments(parser)
+    from .sprt_cli import add_sprt_arguments
+
+    add_sprt_arguments(parser)
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, e.g. --set strict_control=true (repeatable)",
+    )
+    return parser
+
+
+def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is played: the policies, the player count, the games and the seed."""
     parser.add_argument(
         "--policies",
         nargs="+",
@@ -60,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="allow pickle-based models (SB3 .zip, RLlib folders): they can run code",
     )
     parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed (default 0)")
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How and where it is played: workers, backend, output folder, limits, replays."""
     parser.add_argument(
         "--workers",
         type=int,
@@ -115,19 +141,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep browser replays of N games (the first failed game, then a sample) in\n"
         "OUT/replays/, linked from report.md (default 0)",
     )
-    from .sprt_cli import add_sprt_arguments
-
-    add_sprt_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="game option, e.g. --set strict_control=true (repeatable)",
-    )
-    return parser
 
 
 def parse_game_options(items: list[str], prog: str = "dune-bench") -> dict[str, object]:
@@ -227,18 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             signal.signal(signal.SIGTERM, previous)
     if args.suite:
-        fixed = [
-            flag
-            for flag, given in (
-                ("--players", args.players is not None),
-                ("--games", args.games is not None),
-                ("--duplicate", args.duplicate),
-                ("--set", bool(args.set)),
-            )
-            if given
-        ]
-        if args.save_replays:
-            fixed.append("--save-replays")
+        fixed = _flags_the_suite_fixes(args)
         if fixed:
             print(
                 f"dune-bench: --suite fixes the player counts, games, schedule and game options "
@@ -272,6 +274,28 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         signal.signal(signal.SIGTERM, previous)
+    return _report_run(args, result, out)
+
+
+def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
+    """The given flags that --suite does not take (it fixes what they would set)."""
+    fixed = [
+        flag
+        for flag, given in (
+            ("--players", args.players is not None),
+            ("--games", args.games is not None),
+            ("--duplicate", args.duplicate),
+            ("--set", bool(args.set)),
+        )
+        if given
+    ]
+    if args.save_replays:
+        fixed.append("--save-replays")
+    return fixed
+
+
+def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> int:
+    """Print a finished run's leaderboard, verdicts, replays and pace; its exit code."""
     print(result.leaderboard)
     print_verdicts(result.summary)
     meta = result.summary["meta"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..provenance import build_sentence
 from .outputs import open_output, write_output
-from .stats import Z95, GameOutcome, fit_strength, wilson_interval
+from .stats import Z95, GameOutcome, StrengthFit, fit_strength, wilson_interval
 from .types import GameFailure, SeatResult
 from .verdict import cannot_tell_apart, legend, ranked, verdicts
 
@@ -112,53 +112,7 @@ def summarise(
         fit = fit_strength(outcomes(rows), reference, bootstrap=bootstrap, seed=seed)
     policies: dict[str, Any] = {}
     for name, items in sorted(by_policy.items()):
-        wins = sum(r.won for r in items)
-        control = sum(is_control_win(r) for r in items)
-        low, high = wilson_interval(wins, len(items))
-
-        def split(key: str, items: list[SeatResult] = items) -> dict[str, Any]:
-            groups: dict[str, list[int]] = defaultdict(list)
-            for r in items:
-                groups[str(getattr(r, key))].append(r.won)
-            return {
-                k: {
-                    "seats": len(v),
-                    "wins": sum(v),
-                    "win_rate": sum(v) / len(v),
-                    "win_rate_ci95": list(wilson_interval(sum(v), len(v))),
-                }
-                for k, v in sorted(groups.items())
-            }
-
-        timeout_guild = sum(r.won for r in items if r.win_kind == "timeout" and not r.bg_took)
-        timeout_bg = sum(r.won for r in items if r.win_kind == "timeout" and r.bg_took)
-        entry: dict[str, Any] = {
-            "seats_played": len(items),
-            "wins": wins,
-            "win_rate": wins / len(items),
-            "win_rate_ci95": [low, high],
-            "control_wins": control,
-            "control_win_rate": control / len(items),
-            "control_win_rate_ci95": list(wilson_interval(control, len(items))),
-            "mean_reward": sum(r.reward for r in items) / len(items),
-            "alliance_wins": sum(r.won for r in items if r.win_kind == "alliance"),
-            "timeout_wins": timeout_guild + timeout_bg,
-            "timeout_wins_by_cause": {"guild": timeout_guild, "bg_prediction": timeout_bg},
-            "bg_prediction_wins_on_control": sum(
-                r.won for r in items if r.win_kind == "solo" and r.bg_took
-            ),
-            "by_faction": split("faction"),
-            "by_seat": split("seat"),
-            "strength": None,
-            "strength_ci95": None,
-        }
-        if fit is not None:
-            entry["strength"] = fit.strength[name]
-            ci = fit.strength_ci95.get(name)
-            entry["strength_ci95"] = list(ci) if ci is not None else None
-            if name in fit.notes:
-                entry["strength_note"] = fit.notes[name]
-        policies[name] = entry
+        policies[name] = _policy_entry(name, items, fit)
     kinds: dict[str, int] = defaultdict(int)
     for g in games:
         kinds[g[0].win_kind] += 1
@@ -182,6 +136,59 @@ def summarise(
         summary["head_to_head"] = head_to_head(rows, fit.pair_ci95)
     summary["cannot_tell_apart"] = cannot_tell_apart(summary)
     return summary
+
+
+def _policy_entry(name: str, items: list[SeatResult], fit: StrengthFit | None) -> dict[str, Any]:
+    """One policy's part of the summary: its rates, time-out wins, by faction and seat,
+    and its strength from `fit`."""
+    wins = sum(r.won for r in items)
+    control = sum(is_control_win(r) for r in items)
+    low, high = wilson_interval(wins, len(items))
+    timeout_guild = sum(r.won for r in items if r.win_kind == "timeout" and not r.bg_took)
+    timeout_bg = sum(r.won for r in items if r.win_kind == "timeout" and r.bg_took)
+    entry: dict[str, Any] = {
+        "seats_played": len(items),
+        "wins": wins,
+        "win_rate": wins / len(items),
+        "win_rate_ci95": [low, high],
+        "control_wins": control,
+        "control_win_rate": control / len(items),
+        "control_win_rate_ci95": list(wilson_interval(control, len(items))),
+        "mean_reward": sum(r.reward for r in items) / len(items),
+        "alliance_wins": sum(r.won for r in items if r.win_kind == "alliance"),
+        "timeout_wins": timeout_guild + timeout_bg,
+        "timeout_wins_by_cause": {"guild": timeout_guild, "bg_prediction": timeout_bg},
+        "bg_prediction_wins_on_control": sum(
+            r.won for r in items if r.win_kind == "solo" and r.bg_took
+        ),
+        "by_faction": _by_value(items, "faction"),
+        "by_seat": _by_value(items, "seat"),
+        "strength": None,
+        "strength_ci95": None,
+    }
+    if fit is not None:
+        entry["strength"] = fit.strength[name]
+        ci = fit.strength_ci95.get(name)
+        entry["strength_ci95"] = list(ci) if ci is not None else None
+        if name in fit.notes:
+            entry["strength_note"] = fit.notes[name]
+    return entry
+
+
+def _by_value(items: list[SeatResult], key: str) -> dict[str, Any]:
+    """Seats and wins (with Wilson 95% intervals) for each value of the rows' `key`."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for r in items:
+        groups[str(getattr(r, key))].append(r.won)
+    return {
+        k: {
+            "seats": len(v),
+            "wins": sum(v),
+            "win_rate": sum(v) / len(v),
+            "win_rate_ci95": list(wilson_interval(sum(v), len(v))),
+        }
+        for k, v in sorted(groups.items())
+    }
 
 
 def _interval(ci: Sequence[float] | None, fmt: str) -> str:
@@ -356,14 +363,24 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     strength with its bootstrap interval; policies sorted as in the leaderboard."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("Agg")  # before pyplot is first imported (by the steps below)
+    names = [name for name, _ in ranked(summary)] if summary.get("policies") else []
+    paths = [
+        _plot_win_rates(summary, names, out_dir),
+        _plot_win_rate_by_faction(summary, names, out_dir),
+    ]
+    strength = _plot_strength(summary, names, out_dir)
+    if strength is not None:
+        paths.append(strength)
+    return paths
+
+
+def _plot_win_rates(summary: dict[str, Any], names: list[str], out_dir: Path) -> Path:
+    """win_rate.png: win and control-win rates per policy, chance line."""
     import matplotlib.pyplot as plt
 
-    names = [name for name, _ in ranked(summary)] if summary.get("policies") else []
     policies = summary["policies"]
     chance = summary.get("chance_win_rate")
-    paths = []
-
     fig, ax = plt.subplots(figsize=(7, 3.8))
     xs = list(range(len(names)))
     rates = [policies[n]["win_rate"] for n in names]
@@ -400,8 +417,15 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_ylabel("rate per seat (95% Wilson CI)")
     ax.set_title(f"Win and control-win rate per policy, strongest first{_scope(summary)}")
     ax.legend(fontsize=8)
-    paths.append(save_figure(fig, out_dir / "win_rate.png"))
+    return save_figure(fig, out_dir / "win_rate.png")
 
+
+def _plot_win_rate_by_faction(summary: dict[str, Any], names: list[str], out_dir: Path) -> Path:
+    """win_rate_by_faction.png: each policy's win rate per faction."""
+    import matplotlib.pyplot as plt
+
+    policies = summary["policies"]
+    chance = summary.get("chance_win_rate")
     factions = sorted({f for n in names for f in policies[n]["by_faction"]})
     fig, ax = plt.subplots(figsize=(8, 3.8))
     width = 0.8 / max(1, len(names))
@@ -421,33 +445,39 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_ylabel("win rate (95% Wilson CI)")
     ax.set_title(f"Win rate by faction{_scope(summary)}")
     ax.legend(fontsize=8)
-    paths.append(save_figure(fig, out_dir / "win_rate_by_faction.png"))
+    return save_figure(fig, out_dir / "win_rate_by_faction.png")
 
+
+def _plot_strength(summary: dict[str, Any], names: list[str], out_dir: Path) -> Path | None:
+    """strength.png: strength with its bootstrap interval (None: no policy has one)."""
+    import matplotlib.pyplot as plt
+
+    policies = summary["policies"]
     with_strength = [n for n in names if policies[n].get("strength") is not None]
-    if with_strength:
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        values = [policies[n]["strength"] for n in with_strength]
-        cis = [policies[n].get("strength_ci95") for n in with_strength]
-        ax.errorbar(
-            values,
-            list(range(len(with_strength))),
-            xerr=_errors(values, cis),
-            fmt="o",
-            capsize=5,
-            color="#4a7ab5",
-        )
-        ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
-        ax.set_yticks(list(range(len(with_strength))))
-        ax.set_yticklabels(with_strength)
-        ax.invert_yaxis()
-        reference = (summary.get("strength_fit") or {}).get("reference", "reference")
-        ax.set_xlabel(f"strength, log-odds vs {reference} (95% bootstrap CI)")
-        title = f"Faction-adjusted strength, strongest first{_scope(summary)}"
-        if summary.get("cannot_tell_apart") is not None:
-            title += "\nthe games cannot tell the policies apart"
-        ax.set_title(title, fontsize=10)
-        paths.append(save_figure(fig, out_dir / "strength.png"))
-    return paths
+    if not with_strength:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    values = [policies[n]["strength"] for n in with_strength]
+    cis = [policies[n].get("strength_ci95") for n in with_strength]
+    ax.errorbar(
+        values,
+        list(range(len(with_strength))),
+        xerr=_errors(values, cis),
+        fmt="o",
+        capsize=5,
+        color="#4a7ab5",
+    )
+    ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_yticks(list(range(len(with_strength))))
+    ax.set_yticklabels(with_strength)
+    ax.invert_yaxis()
+    reference = (summary.get("strength_fit") or {}).get("reference", "reference")
+    ax.set_xlabel(f"strength, log-odds vs {reference} (95% bootstrap CI)")
+    title = f"Faction-adjusted strength, strongest first{_scope(summary)}"
+    if summary.get("cannot_tell_apart") is not None:
+        title += "\nthe games cannot tell the policies apart"
+    ax.set_title(title, fontsize=10)
+    return save_figure(fig, out_dir / "strength.png")
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

@@ -11,11 +11,12 @@ summary.json (the decision and the LLR trace), report.md and sprt.png.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..match import DEFAULT_MAX_DECISIONS, schedule
+from ..match import DEFAULT_MAX_DECISIONS, GameSpec, schedule
 from ..provenance import software_record
 from .benchmark import (
     check_options,
@@ -26,6 +27,7 @@ from .benchmark import (
     play_items,
     run_record,
 )
+from .outputs import CsvSink
 from .report import save_figure, write_json
 from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
 from .types import GameFailure, SeatResult
@@ -175,6 +177,64 @@ def write_sprt_plot(summary: dict[str, Any], out_dir: Path) -> Path:
     return save_figure(fig, out_dir / "sprt.png")
 
 
+def _checked_max_games(
+    design: SprtDesign,
+    metric: str,
+    num_players: int,
+    max_games: int | None,
+    seed: int,
+    workers: int | None,
+    config: dict[str, Any] | None,
+) -> int:
+    """`max_games` (default: the most whole blocks up to DEFAULT_MAX_GAMES, at least two)
+    once the metric and the run's options are checked; ValueError names what is wrong."""
+    from .sprt import METRICS
+
+    if metric not in METRICS:
+        raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
+    unit = num_players * design.block
+    if max_games is None:
+        max_games = max(2 * unit, DEFAULT_MAX_GAMES - DEFAULT_MAX_GAMES % unit)
+    check_options(num_players, max_games, seed, workers, config)
+    if max_games % unit or max_games < 2 * unit:
+        raise ValueError(
+            f"max games {max_games}: the test plays blocks of {design.block} deals of "
+            f"{num_players} games; give a multiple of {unit} of at least {2 * unit}"
+        )
+    return max_games
+
+
+def _play_blocks(
+    pool: Any,
+    specs: list[GameSpec],
+    unit: int,
+    undecided: Callable[[], bool],
+    rows: list[SeatResult],
+    failures: list[GameFailure],
+    sink: CsvSink | None,
+    bar: Any,
+) -> bool:
+    """Play `specs` in deal order, `unit` games at a time, while the test is `undecided` and
+    no game failed; keep the results in `rows`/`failures` (and `sink`, `bar`, closed at the
+    end).  True when interrupted (KeyboardInterrupt)."""
+    remaining = sorted(specs, key=lambda s: s.index)
+    try:
+        while remaining and not failures:
+            if not undecided():
+                break
+            batch, remaining = remaining[:unit], remaining[unit:]
+            for _spec, result in play_items(pool, batch):
+                keep_result(result, rows, failures, sink, bar)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        if sink is not None:
+            sink.close()
+        if bar is not None:
+            bar.close()
+    return False
+
+
 def run_sprt(
     policies: list[str],
     num_players: int = 4,
@@ -202,21 +262,11 @@ def run_sprt(
     plays it again).  On KeyboardInterrupt the summary of the finished deals is written
     before the interrupt is re-raised."""
     from .backends import open_backend
-    from .outputs import progress_bar, write_output
-    from .sprt import METRICS
+    from .outputs import progress_bar
 
     design = design or SprtDesign()
-    if metric not in METRICS:
-        raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
+    max_games = _checked_max_games(design, metric, num_players, max_games, seed, workers, config)
     unit = num_players * design.block
-    if max_games is None:
-        max_games = max(2 * unit, DEFAULT_MAX_GAMES - DEFAULT_MAX_GAMES % unit)
-    check_options(num_players, max_games, seed, workers, config)
-    if max_games % unit or max_games < 2 * unit:
-        raise ValueError(
-            f"max games {max_games}: the test plays blocks of {design.block} deals of "
-            f"{num_players} games; give a multiple of {unit} of at least {2 * unit}"
-        )
     if len(policies) < 2 or policies[0] == policies[1]:
         raise ValueError("the sequential test compares the first two policies: give two different")
     timeout = checked_timeout(move_timeout)
@@ -227,7 +277,6 @@ def run_sprt(
     directory = Path(out_dir) if out_dir is not None else None
     rows: list[SeatResult] = []
     failures: list[GameFailure] = []
-    interrupted = False
     start = time.perf_counter()
     with open_backend(backend, workers, timeout, max_decisions, address) as pool:
         sink = None
@@ -236,22 +285,12 @@ def run_sprt(
         bar = progress_bar(max_games, f"SPRT {policies[0]} vs {policies[1]}") if progress else None
         if bar is not None:
             bar.update(len({r.game for r in rows}))
-        remaining = sorted(specs, key=lambda s: s.index)
-        try:
-            while remaining and not failures:
-                summary = sprt_summary(rows, policies, num_players, max_games, design, metric)
-                if summary["decision"] != "undecided":
-                    break
-                batch, remaining = remaining[:unit], remaining[unit:]
-                for _spec, result in play_items(pool, batch):
-                    keep_result(result, rows, failures, sink, bar)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            if sink is not None:
-                sink.close()
-            if bar is not None:
-                bar.close()
+
+        def undecided() -> bool:
+            summary = sprt_summary(rows, policies, num_players, max_games, design, metric)
+            return bool(summary["decision"] == "undecided")
+
+        interrupted = _play_blocks(pool, specs, unit, undecided, rows, failures, sink, bar)
     rows.sort(key=lambda r: (r.game, r.seat))
     summary = {
         "num_players": num_players,
@@ -260,35 +299,35 @@ def run_sprt(
         "failures": [asdict(f) for f in failures],
         "sprt": sprt_summary(rows, policies, num_players, max_games, design, metric),
     }
-    elapsed = time.perf_counter() - start
     summary["meta"] = {
         **{k: run[k] for k in ("policies", "num_players", "seed", "config", "max_decisions")},
         "max_games": max_games,
         "workers": pool.size,
         "backend": backend,
         "resumed": resume,
-        "seconds": elapsed,
+        "seconds": time.perf_counter() - start,
         "software": software_record(),
     }
     if directory is not None:
-        write_json(directory / "summary.json", summary)
-        write_output(directory / "report.md", sprt_report(summary))
-        if failures:
-            write_output(
-                directory / "failures.txt",
-                "\n\n".join(f"game {f.game} seed {f.seed} ({f.kind}): {f.error}" for f in failures),
-            )
-        if plots:
-            write_sprt_plot(summary, directory)
+        _write_sprt_outputs(directory, summary, failures, plots)
     if interrupted:
         raise KeyboardInterrupt
-    return SprtResult(
-        decide(
-            deal_scores(complete_deals(rows, num_players), policies[0], policies[1], metric),
-            design,
-        ),
-        rows,
-        failures,
-        summary,
-        directory,
-    )
+    scores = deal_scores(complete_deals(rows, num_players), policies[0], policies[1], metric)
+    return SprtResult(decide(scores, design), rows, failures, summary, directory)
+
+
+def _write_sprt_outputs(
+    directory: Path, summary: dict[str, Any], failures: list[GameFailure], plots: bool
+) -> None:
+    """summary.json, report.md, failures.txt (when a game failed) and sprt.png (`plots`)."""
+    from .outputs import write_output
+
+    write_json(directory / "summary.json", summary)
+    write_output(directory / "report.md", sprt_report(summary))
+    if failures:
+        write_output(
+            directory / "failures.txt",
+            "\n\n".join(f"game {f.game} seed {f.seed} ({f.kind}): {f.error}" for f in failures),
+        )
+    if plots:
+        write_sprt_plot(summary, directory)

@@ -226,20 +226,7 @@ def fit_strength(
         games_fitted=len(with_winner),
         games_without_winner=len(ordered) - len(with_winner),
     )
-    wins: dict[str, int] = {p: 0 for p in policies}
-    for g in with_winner:
-        for seat in g.winners:
-            wins[g.policies[seat]] += 1
-    for p in policies:
-        if wins[p] == 0:
-            fit.notes[p] = "never won: the strength is bounded only by the prior (not identified)"
-    if wins[reference] == 0 and len(policies) > 1:
-        for p in policies:
-            fit.notes.setdefault(
-                p,
-                f"measured against the reference {reference!r}, which never won: the scale is "
-                "set by the prior (not identified)",
-            )
+    _note_never_won(fit, with_winner, policies)
     if not with_winner:
         fit.converged = False
         fit.notes[reference] = "no game had a winner: nothing to fit"
@@ -254,6 +241,50 @@ def fit_strength(
     fit.faction_effect = {f: float(phi[i]) for i, f in enumerate(factions)}
     if bootstrap <= 0:
         return fit
+    thetas, phis = _bootstrap_fits(fit, d, ref, x, with_winner, bootstrap, seed)
+    fit.bootstrap_samples = len(thetas)
+    if fit.bootstrap_failures > 0.05 * bootstrap or len(thetas) < 20:
+        fit.converged = False
+        for p in policies:
+            fit.notes.setdefault(
+                p, f"bootstrap did not converge ({fit.bootstrap_failures} of {bootstrap} failed)"
+            )
+    if thetas:
+        _set_intervals(fit, np.array(thetas), np.array(phis), theta, policies, factions)
+    return fit
+
+
+def _note_never_won(fit: StrengthFit, with_winner: list[GameOutcome], policies: list[str]) -> None:
+    """Note the strengths the games cannot identify: a policy that never won, and everyone's
+    when the reference (`fit.reference`) never won."""
+    reference = fit.reference
+    wins: dict[str, int] = {p: 0 for p in policies}
+    for g in with_winner:
+        for seat in g.winners:
+            wins[g.policies[seat]] += 1
+    for p in policies:
+        if wins[p] == 0:
+            fit.notes[p] = "never won: the strength is bounded only by the prior (not identified)"
+    if wins[reference] == 0 and len(policies) > 1:
+        for p in policies:
+            fit.notes.setdefault(
+                p,
+                f"measured against the reference {reference!r}, which never won: the scale is "
+                "set by the prior (not identified)",
+            )
+
+
+def _bootstrap_fits(
+    fit: StrengthFit,
+    d: _Design,
+    ref: int,
+    x: np.ndarray,
+    with_winner: list[GameOutcome],
+    bootstrap: int,
+    seed: int,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Strengths and faction effects refitted (from `x`) on `bootstrap` resamples of the
+    games' groups drawn from `seed`; a refit that fails is counted in `fit`."""
     groups: dict[int, list[int]] = {}
     for i, g in enumerate(with_winner):
         groups.setdefault(g.group, []).append(i)
@@ -270,27 +301,28 @@ def fit_strength(
         tb, pb = _unpack(xb, d, ref)
         thetas.append(tb)
         phis.append(pb)
-    fit.bootstrap_samples = len(thetas)
-    if fit.bootstrap_failures > 0.05 * bootstrap or len(thetas) < 20:
-        fit.converged = False
-        for p in policies:
-            fit.notes.setdefault(
-                p, f"bootstrap did not converge ({fit.bootstrap_failures} of {bootstrap} failed)"
-            )
-    if not thetas:
-        return fit
-    t = np.array(thetas)
-    f_arr = np.array(phis)
+    return thetas, phis
 
-    def interval(values: np.ndarray) -> tuple[float, float]:
-        low, high = np.percentile(values, [2.5, 97.5])
-        return float(low), float(high)
 
-    fit.strength_ci95 = {p: interval(t[:, i]) for i, p in enumerate(policies)}
-    fit.faction_ci95 = {f: interval(f_arr[:, i]) for i, f in enumerate(factions)}
+def _percentile95(values: np.ndarray) -> tuple[float, float]:
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _set_intervals(
+    fit: StrengthFit,
+    t: np.ndarray,
+    f_arr: np.ndarray,
+    theta: np.ndarray,
+    policies: list[str],
+    factions: list[str],
+) -> None:
+    """The 95% percentile intervals of the bootstrap's strengths `t`, faction effects `f_arr`
+    and pairwise differences (around the fitted `theta`)."""
+    fit.strength_ci95 = {p: _percentile95(t[:, i]) for i, p in enumerate(policies)}
+    fit.faction_ci95 = {f: _percentile95(f_arr[:, i]) for i, f in enumerate(factions)}
     for i, a in enumerate(policies):
         for j in range(i + 1, len(policies)):
             diff = t[:, i] - t[:, j]
-            low, high = interval(diff)
+            low, high = _percentile95(diff)
             fit.pair_ci95[(a, policies[j])] = (float(theta[i] - theta[j]), low, high)
-    return fit

@@ -86,15 +86,23 @@ def run_suite(
     `resume` continues an interrupted suite in `out_dir` (the same candidates, version and
     seed): every line-up plays only the games not yet in its results.csv."""
     from ..match import DEFAULT_MAX_DECISIONS
-    from .benchmark import run_benchmark
-    from .outputs import write_output
-    from .report import leaderboard, markdown_report, summarise, write_json, write_plots
+    from .report import summarise
 
     policies = suite_policies(candidates)
     deals = DEALS["standard-short" if short else "standard"]
     directory = Path(out_dir) if out_dir is not None else None
     if directory is not None:
         prepare_suite_dir(directory, policies, short, seed, resume)
+    benchmark_options: dict[str, Any] = {
+        "workers": workers,
+        "progress": progress,
+        "resume": resume,
+        "move_timeout": move_timeout,
+        "trust_checkpoints": trust_checkpoints,
+        "backend": backend,
+        "address": address,
+        "max_decisions": DEFAULT_MAX_DECISIONS if max_decisions is None else max_decisions,
+    }
     start = time.perf_counter()
     summaries: dict[int, dict[str, Any]] = {}
     sections: list[str] = []
@@ -103,42 +111,10 @@ def run_suite(
     for n in PLAYER_COUNTS:
         groups = lineups(policies, n)
         per_lineup = max(1, math.ceil(deals / len(groups)))
-        rows: list[SeatResult] = []
-        failures: list[GameFailure] = []
-        seconds = 0.0
-        workers_used = workers
-        for j, group in enumerate(groups):
-            sub = directory / f"{n}p" / f"lineup{j}" if directory is not None else None
-            label = f"{n}p line-up {j + 1}/{len(groups)}"
-            result = run_benchmark(
-                group,
-                num_players=n,
-                games=per_lineup * n,
-                seed=seed + 1000 * n + j,
-                workers=workers,
-                out_dir=sub,
-                progress=label if progress else False,
-                resume=resume,
-                plots=False,
-                duplicate=True,
-                bootstrap=0,
-                move_timeout=move_timeout,
-                trust_checkpoints=trust_checkpoints,
-                backend=backend,
-                address=address,
-                max_decisions=DEFAULT_MAX_DECISIONS if max_decisions is None else max_decisions,
-            )
-            offset = len({r.game for r in rows}) + len(failures)  # one numbering per count
-            for row in result.rows:
-                row.game += offset
-            for failure in result.failures:
-                failure.game += offset
-            rows.extend(result.rows)
-            failures.extend(result.failures)
-            seconds += result.summary["meta"]["seconds"]
-            workers_used = result.summary["meta"]["workers"]
+        played = _play_lineups(groups, n, per_lineup, seed, directory, benchmark_options)
+        rows, failures, seconds, workers_used = played
         summary = summarise(rows, failures, duplicate=True, bootstrap=bootstrap, seed=seed + n)
-        played = summary["games"] + summary["failed_games"]
+        games = summary["games"] + summary["failed_games"]
         meta = {
             "suite": f"{SUITE_NAME} v{SUITE_VERSION}",
             "policies": policies,
@@ -149,24 +125,16 @@ def run_suite(
             "deals": per_lineup * len(groups),
             "resumed": resume,
             "seconds": seconds,  # playing time of this session, summed over the line-ups
-            "games_per_second": played / seconds if seconds > 0 else 0.0,
+            "games_per_second": games / seconds if seconds > 0 else 0.0,
             "software": software_record(),
         }
         summary["meta"] = meta
         summaries[n] = summary
         total_games += summary["games"]
         total_failures += len(failures)
-        title = f"## {n} players ({summary['games']} games, {meta['deals']} duplicate deals)"
-        judged = [p for p in policies if p not in BASELINES]
-        sections += [title, "", leaderboard(summary), ""]
-        sections += [*(f"- {line}" for line in verdicts(summary, judged)), ""]
+        sections += _count_section(summary, meta, policies, n)
         if directory is not None:
-            pdir = directory / f"{n}p"
-            pdir.mkdir(parents=True, exist_ok=True)
-            write_json(pdir / "summary.json", summary)
-            write_output(pdir / "report.md", markdown_report(summary, meta))
-            if plots and rows:
-                write_plots(summary, pdir)
+            _write_count_outputs(directory / f"{n}p", summary, meta, plots and bool(rows))
     seconds = time.perf_counter() - start
     table = strength_table(summaries, policies)
     head = f"# {SUITE_NAME} v{SUITE_VERSION}{' (short)' if short else ''}"
@@ -174,30 +142,122 @@ def run_suite(
         [head, "", "Strength per player count (95% CI):", "", table, "", *sections, legend()]
     )
     if directory is not None:
-        suite = {
-            "suite": SUITE_NAME,
-            "version": SUITE_VERSION,
-            "short": short,
-            "policies": policies,
-            "seed": seed,
-            "seconds": seconds,
-            "strength": {
-                p: {
-                    str(n): {
-                        "strength": s["policies"][p]["strength"],
-                        "strength_ci95": s["policies"][p]["strength_ci95"],
-                    }
-                    for n, s in summaries.items()
-                    if p in s["policies"]
-                }
-                for p in policies
-            },
-        }
-        write_output(directory / "suite_summary.json", json.dumps(suite, indent=2, sort_keys=True))
-        write_output(directory / "suite_report.md", text + "\n")
-        if plots and summaries:
-            write_suite_plot(summaries, policies, directory / "suite_strength.png")
+        _write_suite_outputs(directory, summaries, policies, short, seed, seconds, text, plots)
     return SuiteResult(summaries, total_games, total_failures, seconds, text)
+
+
+def _play_lineups(
+    groups: list[list[str]],
+    n: int,
+    per_lineup: int,
+    seed: int,
+    directory: Path | None,
+    options: dict[str, Any],
+) -> tuple[list[SeatResult], list[GameFailure], float, int | None]:
+    """Play every line-up at `n` seats; return their rows and failures numbered as one run of
+    games, the summed playing time and the workers the last line-up used."""
+    from .benchmark import run_benchmark
+
+    rows: list[SeatResult] = []
+    failures: list[GameFailure] = []
+    seconds = 0.0
+    workers_used = options["workers"]
+    for j, group in enumerate(groups):
+        sub = directory / f"{n}p" / f"lineup{j}" if directory is not None else None
+        label = f"{n}p line-up {j + 1}/{len(groups)}"
+        result = run_benchmark(
+            group,
+            num_players=n,
+            games=per_lineup * n,
+            seed=seed + 1000 * n + j,
+            workers=options["workers"],
+            out_dir=sub,
+            progress=label if options["progress"] else False,
+            resume=options["resume"],
+            plots=False,
+            duplicate=True,
+            bootstrap=0,
+            move_timeout=options["move_timeout"],
+            trust_checkpoints=options["trust_checkpoints"],
+            backend=options["backend"],
+            address=options["address"],
+            max_decisions=options["max_decisions"],
+        )
+        offset = len({r.game for r in rows}) + len(failures)  # one numbering per count
+        for row in result.rows:
+            row.game += offset
+        for failure in result.failures:
+            failure.game += offset
+        rows.extend(result.rows)
+        failures.extend(result.failures)
+        seconds += result.summary["meta"]["seconds"]
+        workers_used = result.summary["meta"]["workers"]
+    return rows, failures, seconds, workers_used
+
+
+def _count_section(
+    summary: dict[str, Any], meta: dict[str, Any], policies: list[str], n: int
+) -> list[str]:
+    """The suite report's lines for one player count: its leaderboard and verdicts."""
+    from .report import leaderboard
+
+    title = f"## {n} players ({summary['games']} games, {meta['deals']} duplicate deals)"
+    judged = [p for p in policies if p not in BASELINES]
+    sections = [title, "", leaderboard(summary), ""]
+    sections += [*(f"- {line}" for line in verdicts(summary, judged)), ""]
+    return sections
+
+
+def _write_count_outputs(
+    pdir: Path, summary: dict[str, Any], meta: dict[str, Any], plots: bool
+) -> None:
+    """One player count's summary.json, report.md and (when `plots`) plots in `pdir`."""
+    from .outputs import write_output
+    from .report import markdown_report, write_json, write_plots
+
+    pdir.mkdir(parents=True, exist_ok=True)
+    write_json(pdir / "summary.json", summary)
+    write_output(pdir / "report.md", markdown_report(summary, meta))
+    if plots:
+        write_plots(summary, pdir)
+
+
+def _write_suite_outputs(
+    directory: Path,
+    summaries: dict[int, dict[str, Any]],
+    policies: list[str],
+    short: bool,
+    seed: int,
+    seconds: float,
+    text: str,
+    plots: bool,
+) -> None:
+    """suite_summary.json, suite_report.md and (when `plots`) suite_strength.png."""
+    from .outputs import write_output
+
+    suite = {
+        "suite": SUITE_NAME,
+        "version": SUITE_VERSION,
+        "short": short,
+        "policies": policies,
+        "seed": seed,
+        "seconds": seconds,
+        "strength": {
+            p: {
+                str(n): {
+                    "strength": s["policies"][p]["strength"],
+                    "strength_ci95": s["policies"][p]["strength_ci95"],
+                }
+                for n, s in summaries.items()
+                if p in s["policies"]
+            }
+            for p in policies
+        },
+    }
+    write_output(directory / "suite_summary.json", json.dumps(suite, indent=2, sort_keys=True))
+    write_output(directory / "suite_report.md", text + "\n")
+    if plots and summaries:
+        write_suite_plot(summaries, policies, directory / "suite_strength.png")
 
 
 def strength_table(summaries: dict[int, dict[str, Any]], policies: list[str]) -> str:

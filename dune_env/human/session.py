@@ -145,9 +145,9 @@ class PlaySession:
 
     # --- files ---------------------------------------------------------------------------------
 
-    def save(self, path: str | Path) -> Path:
-        """Write the game in progress: the engine snapshot and the seats' policies."""
-        data = {
+    def save_data(self) -> dict[str, Any]:
+        """The game in progress as saved: the engine snapshot and the seats' policies."""
+        return {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
             "you": self.you,
@@ -155,6 +155,10 @@ class PlaySession:
             "seed": self.seed,
             "snapshot": self.game.snapshot(),
         }
+
+    def save(self, path: str | Path) -> Path:
+        """Write the game in progress: the engine snapshot and the seats' policies."""
+        data = self.save_data()
         out = Path(path)
         try:
             out.write_text(json.dumps(data, separators=(",", ":")))

@@ -171,9 +171,7 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
     )
     print("Type h for help.", file=out)
     session.play_bots()
-    narrate(session, out)
-    show_notices(session, out)
-    show_board(session, out)
+    _show_move(session, out)
     shown = -1  # the decision whose options were printed last
     picked: list[int] = []  # the dice picked so far, while fixing dice
     while not session.over:
@@ -189,66 +187,95 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
             )
             return 1
         command, _, argument = line.strip().partition(" ")
-        argument = argument.strip()
         try:
-            if command.isdigit():
-                items = menu(session, picked)
-                number = int(command)
-                if not 1 <= number <= len(items):
-                    raise PlayError(f"choose a number from 1 to {len(items)}")
-                item = items[number - 1]
-                if item.pick is not None:
-                    toggle_die(session, picked, item.pick)
-                    show_options(session, picked, out)
-                    continue
-                assert item.action is not None
-                print(f"You: {item.label}", file=out)
-                session.choose(item.action)
-                narrate(session, out)
-                show_notices(session, out)
-                show_board(session, out)
-            elif command in ("d", "done", "a", "all"):
-                action = fix_command(session, picked, everything=command in ("a", "all"))
-                labels = guide.die_labels(list(session.game.state.dice_faces))
-                mask = option_of(DecisionKind.FIX_DICE, action)
-                print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
-                session.choose(action)
-                narrate(session, out)
-                show_notices(session, out)
-                show_board(session, out)
-            elif command in ("u", "undo") and picked:
-                print(f"Put back {guide.DIE_NAMES[picked.pop()]}.", file=out)
-                show_options(session, picked, out)
-            elif command in ("u", "undo"):
-                session.undo()
-                print("Took back your last decision.", file=out)
-                show_board(session, out)
-                shown = -1
-            elif command in ("s", "save"):
-                if not argument:
-                    raise PlayError("save needs a file name: s FILE")
-                print(f"Saved to {session.save(argument)}.", file=out)
-            elif command in ("l", "load"):
-                if not argument:
-                    raise PlayError("load needs a file name: l FILE")
-                session.load(argument)
-                print(f"Loaded {argument}.", file=out)
-                narrate(session, out)
-                show_notices(session, out)
-                show_board(session, out)
-                shown = -1
-            elif command in ("b", "board"):
-                show_board(session, out)
-                shown = -1
-            elif command in ("h", "help", "?"):
-                print(HELP, file=out)
-            elif command in ("q", "quit", "exit"):
-                print("Bye.", file=out)
-                return 0
-            elif command:
-                raise PlayError(f"unknown command {command!r} (h for help)")
+            step = _command(session, command, argument.strip(), picked, out)
         except PlayError as exc:
             print(f"! {exc}", file=out)
+            continue
+        if step == _QUIT:
+            return 0
+        if step == _SHOWN_BOARD:
+            shown = -1
+    _show_result(session, out)
+    return 0
+
+
+# What a command asks of the game loop besides its own output.
+_QUIT = "quit"
+_SHOWN_BOARD = "shown board"  # the board was printed: print the options again
+
+
+def _command(
+    session: PlaySession, command: str, argument: str, picked: list[int], out: TextIO
+) -> str | None:
+    """Carry out one command line (`command` and its `argument`); PlayError if it is wrong.
+    Returns _QUIT, _SHOWN_BOARD or None."""
+    if command.isdigit():
+        _choose_item(session, int(command), picked, out)
+    elif command in ("d", "done", "a", "all"):
+        action = fix_command(session, picked, everything=command in ("a", "all"))
+        labels = guide.die_labels(list(session.game.state.dice_faces))
+        mask = option_of(DecisionKind.FIX_DICE, action)
+        print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
+        session.choose(action)
+        _show_move(session, out)
+    elif command in ("u", "undo") and picked:
+        print(f"Put back {guide.DIE_NAMES[picked.pop()]}.", file=out)
+        show_options(session, picked, out)
+    elif command in ("u", "undo"):
+        session.undo()
+        print("Took back your last decision.", file=out)
+        show_board(session, out)
+        return _SHOWN_BOARD
+    elif command in ("s", "save"):
+        if not argument:
+            raise PlayError("save needs a file name: s FILE")
+        print(f"Saved to {session.save(argument)}.", file=out)
+    elif command in ("l", "load"):
+        if not argument:
+            raise PlayError("load needs a file name: l FILE")
+        session.load(argument)
+        print(f"Loaded {argument}.", file=out)
+        _show_move(session, out)
+        return _SHOWN_BOARD
+    elif command in ("b", "board"):
+        show_board(session, out)
+        return _SHOWN_BOARD
+    elif command in ("h", "help", "?"):
+        print(HELP, file=out)
+    elif command in ("q", "quit", "exit"):
+        print("Bye.", file=out)
+        return _QUIT
+    elif command:
+        raise PlayError(f"unknown command {command!r} (h for help)")
+    return None
+
+
+def _choose_item(session: PlaySession, number: int, picked: list[int], out: TextIO) -> None:
+    """Menu item `number`: pick (or put back) a die, or play the option."""
+    items = menu(session, picked)
+    if not 1 <= number <= len(items):
+        raise PlayError(f"choose a number from 1 to {len(items)}")
+    item = items[number - 1]
+    if item.pick is not None:
+        toggle_die(session, picked, item.pick)
+        show_options(session, picked, out)
+        return
+    assert item.action is not None
+    print(f"You: {item.label}", file=out)
+    session.choose(item.action)
+    _show_move(session, out)
+
+
+def _show_move(session: PlaySession, out: TextIO) -> None:
+    """What happened since the last input: the bots' moves, the engine's notices, the board."""
+    narrate(session, out)
+    show_notices(session, out)
+    show_board(session, out)
+
+
+def _show_result(session: PlaySession, out: TextIO) -> None:
+    """The end of the game: who won, and every seat's reward."""
     state = session.game.state
     print(f"\nGame over. {guide.game_over_text(session.game)}", file=out)
     for seat, faction in enumerate(state.seat_faction):
@@ -259,4 +286,3 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
             f"  seat {seat} {_faction_name(faction):<14} ({who}) {result}, reward {reward:+.1f}",
             file=out,
         )
-    return 0

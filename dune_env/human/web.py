@@ -119,6 +119,123 @@ def session_meta(session: PlaySession) -> dict[str, Any]:
     return data
 
 
+class _PlayHandler(BaseHTTPRequestHandler):
+    """The page and its API; a subclass made by PlayServer names the `play_server`."""
+
+    play_server: PlayServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass  # quiet: the terminal is not a log
+
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data: Any, extra: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json", extra)
+
+    def _local(self) -> bool:
+        # Refuse other Host names (DNS rebinding): the page is for this machine only.
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        if host not in (HOST, "localhost"):
+            self._json(HTTPStatus.FORBIDDEN, {"error": "only http://127.0.0.1 is served"})
+            return False
+        return True
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if not self._local():
+            return
+        with self.play_server.lock:
+            if self.path == "/":
+                body = page_html(self.play_server.session).encode()
+                self._send(HTTPStatus.OK, body, "text/html; charset=utf-8")
+            elif self.path == "/api/state":
+                self._json(HTTPStatus.OK, self.play_server.state())
+            elif self.path == "/api/save":
+                self.play_server.session.play_bots()  # save at your decision, as the page shows
+                data = self.play_server.session.save_data()
+                self._json(
+                    HTTPStatus.OK,
+                    data,
+                    {"Content-Disposition": 'attachment; filename="dune-game.json"'},
+                )
+            else:
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {self.path}"})
+
+    def _same_origin(self) -> bool:
+        # A browser names the page that sends a POST: only this server's own pages may
+        # (a client that is not a browser sends no Origin, and cannot be tricked).
+        origin = self.headers.get("Origin")
+        allowed = {f"http://{h}:{self.play_server.port}" for h in (HOST, "localhost")}
+        if origin is not None and origin not in allowed:
+            self._json(HTTPStatus.FORBIDDEN, {"error": f"origin {origin!r} refused"})
+            return False
+        return True
+
+    def do_POST(self) -> None:  # noqa: N802
+        if not (self._local() and self._same_origin()):
+            return
+        if self.headers.get("Content-Type", "").split(";")[0] != "application/json":
+            self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
+            return
+        try:
+            body = _read_json(self.rfile, self.headers.get("Content-Length"))
+        except _Refused as refused:
+            self.close_connection = True  # an unread body must not be read as a request
+            self._json(refused.status, {"error": str(refused)}, {"Connection": "close"})
+            return
+        if not self.play_server.lock.acquire(timeout=self.play_server.busy_timeout):
+            self._json(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                {"error": "the game is busy; retry"},
+                {"Retry-After": "1"},
+            )
+            return
+        try:
+            self._apply(body)
+        finally:
+            self.play_server.lock.release()
+
+    def _apply(self, body: Any) -> None:
+        session = self.play_server.session
+        try:
+            if self.path == "/api/act":
+                action = body.get("action") if isinstance(body, dict) else None
+                if isinstance(action, bool) or not isinstance(action, int):
+                    raise PlayError(f"action must be an action id, not {action!r}")
+                session.choose(action)
+            elif self.path == "/api/undo":
+                session.undo()
+            elif self.path == "/api/new":
+                self.play_server.session = PlaySession(
+                    session.num_players,
+                    session.you,
+                    [p for p in session.seat_policies if p is not None],
+                    None,
+                )
+            elif self.path == "/api/load":
+                session.load_data(body)
+            else:
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no action {self.path}"})
+                return
+        except (PlayError, RecursionError) as exc:  # RecursionError: absurdly deep data
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc) or type(exc).__name__})
+            return
+        self._json(HTTPStatus.OK, self.play_server.state())
+
+
 class PlayServer:
     """The session behind a lock, and the HTTP server bound to 127.0.0.1."""
 
@@ -149,126 +266,11 @@ class PlayServer:
         }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler bound to this server (http.server makes one per request)."""
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass  # quiet: the terminal is not a log
-
-            def _send(
-                self,
-                status: int,
-                body: bytes,
-                content_type: str,
-                extra: dict[str, str] | None = None,
-            ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
-                for key, value in (extra or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _json(self, status: int, data: Any, extra: dict[str, str] | None = None) -> None:
-                self._send(status, json.dumps(data).encode(), "application/json", extra)
-
-            def _local(self) -> bool:
-                # Refuse other Host names (DNS rebinding): the page is for this machine only.
-                host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-                if host not in (HOST, "localhost"):
-                    self._json(HTTPStatus.FORBIDDEN, {"error": "only http://127.0.0.1 is served"})
-                    return False
-                return True
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                if not self._local():
-                    return
-                with server.lock:
-                    if self.path == "/":
-                        body = page_html(server.session).encode()
-                        self._send(HTTPStatus.OK, body, "text/html; charset=utf-8")
-                    elif self.path == "/api/state":
-                        self._json(HTTPStatus.OK, server.state())
-                    elif self.path == "/api/save":
-                        server.session.play_bots()  # save at your decision, as the page shows
-                        data = {
-                            "format": "dune-env-play",
-                            "version": 1,
-                            "you": server.session.you,
-                            "seat_policies": server.session.seat_policies,
-                            "seed": server.session.seed,
-                            "snapshot": server.session.game.snapshot(),
-                        }
-                        self._json(
-                            HTTPStatus.OK,
-                            data,
-                            {"Content-Disposition": 'attachment; filename="dune-game.json"'},
-                        )
-                    else:
-                        self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {self.path}"})
-
-            def _same_origin(self) -> bool:
-                # A browser names the page that sends a POST: only this server's own pages may
-                # (a client that is not a browser sends no Origin, and cannot be tricked).
-                origin = self.headers.get("Origin")
-                allowed = {f"http://{h}:{server.port}" for h in (HOST, "localhost")}
-                if origin is not None and origin not in allowed:
-                    self._json(HTTPStatus.FORBIDDEN, {"error": f"origin {origin!r} refused"})
-                    return False
-                return True
-
-            def do_POST(self) -> None:  # noqa: N802
-                if not (self._local() and self._same_origin()):
-                    return
-                if self.headers.get("Content-Type", "").split(";")[0] != "application/json":
-                    self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send JSON"})
-                    return
-                try:
-                    body = _read_json(self.rfile, self.headers.get("Content-Length"))
-                except _Refused as refused:
-                    self.close_connection = True  # an unread body must not be read as a request
-                    self._json(refused.status, {"error": str(refused)}, {"Connection": "close"})
-                    return
-                if not server.lock.acquire(timeout=server.busy_timeout):
-                    self._json(
-                        HTTPStatus.SERVICE_UNAVAILABLE,
-                        {"error": "the game is busy; retry"},
-                        {"Retry-After": "1"},
-                    )
-                    return
-                try:
-                    self._apply(body)
-                finally:
-                    server.lock.release()
-
-            def _apply(self, body: Any) -> None:
-                session = server.session
-                try:
-                    if self.path == "/api/act":
-                        action = body.get("action") if isinstance(body, dict) else None
-                        if isinstance(action, bool) or not isinstance(action, int):
-                            raise PlayError(f"action must be an action id, not {action!r}")
-                        session.choose(action)
-                    elif self.path == "/api/undo":
-                        session.undo()
-                    elif self.path == "/api/new":
-                        server.session = PlaySession(
-                            session.num_players,
-                            session.you,
-                            [p for p in session.seat_policies if p is not None],
-                            None,
-                        )
-                    elif self.path == "/api/load":
-                        session.load_data(body)
-                    else:
-                        self._json(HTTPStatus.NOT_FOUND, {"error": f"no action {self.path}"})
-                        return
-                except (PlayError, RecursionError) as exc:  # RecursionError: absurdly deep data
-                    self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc) or type(exc).__name__})
-                    return
-                self._json(HTTPStatus.OK, server.state())
+        class Handler(_PlayHandler):
+            play_server = server
 
         return Handler
 
