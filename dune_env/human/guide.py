@@ -320,7 +320,7 @@ def page_guide(game: Game, you: int, legal_actions: list[int], fix_offset: int) 
 
 
 _ENDINGS: Final = (
-    "it controlled 3 strategic regions at the end of its own turn (END-1)",
+    "{who} controlled 3 strategic regions at the end of its own turn (END-1)",
     "the allies controlled 4 strategic regions together at the end of a turn (END-2)",
     "nobody won by the end of round 6, so the Spacing Guild wins (END-5)",
     "nobody won by the end of round 6 and nobody plays the Guild: everybody loses (END-5)",
@@ -328,11 +328,26 @@ _ENDINGS: Final = (
 
 
 def game_over_text(game: Game) -> str:
-    """Why the game ended, from its VICTORY event (and the Bene Gesserit's, END-6)."""
-    why = ""
+    """Why the game ended, from its VICTORY event, and whose victory the Bene Gesserit took
+    when they had predicted it (END-6)."""
+    taken_from: int | None = None
+    victory: tuple[int, list[int]] | None = None
     for event in game.state.events:
-        if event[0] == EventKind.VICTORY:
-            why = _ENDINGS[event[1]]
-        elif event[0] == EventKind.BG_TAKES:
-            why += "; the Bene Gesserit predicted that winner and take the victory (END-6)"
+        if event[0] == EventKind.BG_TAKES:
+            taken_from = int(event[1])
+        elif event[0] == EventKind.VICTORY:
+            victory = (int(event[1]), [int(seat) for seat in event[2:]])
+    if victory is None:
+        return ""
+    kind, winners = victory
+    if taken_from is not None:
+        who = FACTION_NAMES[taken_from]
+    else:
+        who = FACTION_NAMES[game.state.seat_faction[winners[0]]] if winners else "its winner"
+    why = _ENDINGS[kind].format(who=who)
+    if taken_from is not None:
+        why += (
+            f"; the Bene Gesserit had secretly predicted that {who} would win, so the victory "
+            "is theirs (END-6)"
+        )
     return f"The game ended because {why}." if why else ""

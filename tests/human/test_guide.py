@@ -9,6 +9,8 @@ from pathlib import Path
 from dune_env.engine import Game, GameConfig, Region, Scenario
 from dune_env.engine.constants import Faction
 from dune_env.engine.decisions import DecisionKind, spec_of
+from dune_env.engine.events import EventKind
+from dune_env.engine.rng import DiceRng
 from dune_env.engine.state import Phase
 from dune_env.human import guide
 
@@ -106,3 +108,19 @@ def test_leaving_shai_hulud_unfixed_says_the_thumper_goes() -> None:
     labels = guide.die_labels([0, 1, 2, 3, 3, 5, 0])
     assert "discard your Thumper" in guide.fix_text(0b1, rolled, labels, thumper=True)
     assert "Thumper" not in guide.fix_text(rolled, rolled, labels, thumper=True)
+
+
+def test_game_over_names_the_predicted_winner_when_the_bene_gesserit_take_it_end_6() -> None:
+    """END-6: when the Bene Gesserit's prediction comes true, the game-over line says whose
+    victory it was and that the Bene Gesserit take it (the prediction event comes before the
+    victory event, which must not erase it)."""
+    game = Game(GameConfig(num_players=6), seed=7)
+    chooser = DiceRng(7)
+    while not game.terminal:
+        options = game.legal_options()
+        game.apply(options[chooser.below(len(options))])
+    kinds = [event[0] for event in game.state.events]
+    assert EventKind.BG_TAKES in kinds, "seed 7 no longer ends on a Bene Gesserit prediction"
+    text = guide.game_over_text(game)
+    assert text.startswith("The game ended because nobody won by the end of round 6")
+    assert "predicted that Spacing Guild would win, so the victory is theirs (END-6)" in text
