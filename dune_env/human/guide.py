@@ -118,9 +118,11 @@ HOW_TO_PLAY: Final = f"""How to play (the full rules, with every rule ID: {RULES
     legal option for you, and says so."""
 
 # The dice by their numbers, as the board and the event log number them (0-3 faction dice).
-DIE_NAMES: Final = tuple(
-    f"die {d} ({kind} die)"
-    for d, kind in enumerate(("faction",) * 4 + ("region", "spice", "Kanly"))
+# No numbers in the names: the menu numbers its lines, and a second numbering confused players.
+DIE_NAMES: Final = tuple(f"faction die {letter}" for letter in "ABCD") + (
+    "region die",
+    "spice die",
+    "Kanly die",
 )
 
 

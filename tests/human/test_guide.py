@@ -59,7 +59,7 @@ def test_a_rolled_shai_hulud_must_be_picked_before_done() -> None:
     assert guide.pickable_dice(legal, 0) == [0, 4, 5]
     assert not guide.can_fix(legal, 1)
     assert guide.missing_text(legal, 1) == (
-        "to finish, also pick die 5 (spice die): a Shai-Hulud must be fixed (ROLL-3)"
+        "to finish, also pick spice die: a Shai-Hulud must be fixed (ROLL-3)"
     )
     assert guide.can_fix(legal, 1 | SPICE) and guide.missing_text(legal, 1 | SPICE) == ""
     text = guide.fix_text(1 | SPICE, rolled, guide.die_labels([0, 1, 2, 3, 3, 5, 0]), False)

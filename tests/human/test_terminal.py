@@ -48,7 +48,7 @@ def test_a_whole_game_through_stdin() -> None:
     assert "Game over. The game ended because " in out and "(you)" in out
     assert "Region" in out and "Pending: seat 1" in out  # the board as text
     assert "How to play" in out and "docs/rules.md" in out  # the help explains the game
-    assert "[x] die 0 (faction die): " in out and "  d: fix " in out  # dice one by one
+    assert "[x] faction die A: " in out and "  d: fix " in out  # dice one by one
     assert "(rules ROLL-2..4 in docs/rules.md)" in out  # each decision explained
     assert "Note: " in out  # what the engine did for you, and why
 
@@ -75,7 +75,7 @@ def test_dice_are_fixed_one_at_a_time_in_the_terminal() -> None:
     text = out.getvalue()
     menus = [block for block in text.split("Your decision") if "Fix dice" in block[:40]]
     assert all(block.count("\n    ") <= 8 for block in menus[:4])  # at most 7 dice + done
-    assert "[x] die 2 (faction die)" in text and "Put back die 0 (faction die)." in text
+    assert "[x] faction die C" in text and "Put back faction die A." in text
     row = session.game.state.history[history]
     assert (row.seat, row.kind, row.option) == (0, 4, 0b10100)  # die 2 and the region die
 
@@ -88,7 +88,7 @@ def test_dice_numbers_stay_put_a_second_pick_puts_back_and_a_fixes_all() -> None
     before = [item.label[4:] for item in menu(session, picked)]
     toggle_die(session, picked, 3)
     assert picked == [3] and [item.label[4:] for item in menu(session, picked)] == before
-    assert menu(session, picked)[3].label.startswith("[x] die 3")
+    assert menu(session, picked)[3].label.startswith("[x] faction die D")
     toggle_die(session, picked, 3)
     assert picked == []
     with pytest.raises(PlayError, match="pick at least one die first"):
