@@ -277,7 +277,8 @@ def _show_move(session: PlaySession, out: TextIO) -> None:
 def _show_result(session: PlaySession, out: TextIO) -> None:
     """The end of the game: who won, and every seat's reward."""
     state = session.game.state
-    print(f"\nGame over. {guide.game_over_text(session.game)}", file=out)
+    # The board above already says "Game over."; this says why.
+    print(f"\n{guide.game_over_text(session.game) or 'Game over.'}", file=out)
     for seat, faction in enumerate(state.seat_faction):
         who = "you" if seat == session.you else session.seat_policies[seat]
         result = "wins" if seat in state.winners else "loses"

@@ -16,7 +16,13 @@ from pathlib import Path
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """The module docstring as written, and every option's default after its help."""
+    """The module docstring as written, and every option's default after its help (none for an
+    option without one: "(default: None)" said nothing, or contradicted the help's own words)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
 
 
 def build_parser() -> argparse.ArgumentParser:

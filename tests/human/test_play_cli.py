@@ -23,3 +23,14 @@ def test_the_trust_option_named_by_the_refusal_exists(
     err = capsys.readouterr().err
     assert "unrecognized arguments" not in err and "pickle-based format" not in err
     assert err.startswith("dune-play: ") and len(err.strip().splitlines()) == 1, err
+
+
+def test_help_shows_no_empty_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    """An option without a default says what happens instead, not "(default: None)"."""
+    from dune_env.replay.cli import main as replay_main
+
+    for entry in (main, replay_main):
+        with pytest.raises(SystemExit):
+            entry(["--help"])
+        out = capsys.readouterr().out
+        assert "--seed" in out and "(default: None)" not in out

@@ -45,7 +45,8 @@ def test_a_whole_game_through_stdin() -> None:
     assert "Your decision (seat 1," in out and "    1. " in out
     assert "You: " in out
     assert "  | " in out  # the bots' moves narrated
-    assert "Game over. The game ended because " in out and "(you)" in out
+    assert "\nThe game ended because " in out and "(you)" in out
+    assert out.count("Game over.") == 1  # the board's line, not said twice
     assert "Region" in out and "Pending: seat 1" in out  # the board as text
     assert "How to play" in out and "docs/rules.md" in out  # the help explains the game
     assert "[x] faction die A: " in out and "  d: fix " in out  # dice one by one
