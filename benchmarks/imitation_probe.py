@@ -29,6 +29,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +81,8 @@ def collect(games: int, seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def build_model(name: str, obs_size: int):  # type: ignore[no-untyped-def]
+def build_model(name: str, obs_size: int) -> Any:
+    """One of MODELS, for observations of `obs_size` entries."""
     import torch
     from torch import nn
 
@@ -124,11 +126,12 @@ def build_model(name: str, obs_size: int):  # type: ignore[no-untyped-def]
     return Policy(relu_ln(512, 3), 512, factored=name == "factored")
 
 
-def masked_logits(model, obs, mask):  # type: ignore[no-untyped-def]
+def masked_logits(model: Any, obs: Any, mask: Any) -> Any:
+    """The model's logits with the illegal actions' set to -inf (masked softmax)."""
     return model(obs).masked_fill(~mask, float("-inf"))
 
 
-def evaluate(model, data: dict, batch: int) -> dict:  # type: ignore[no-untyped-def]
+def evaluate(model: Any, data: dict, batch: int) -> dict:
     """Held-out NLL and the greedy choices."""
     import torch
     import torch.nn.functional as F
