@@ -26,12 +26,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dune_env.replay.cli import HelpFormatter  # the docstring as written, defaults after help
+
 if TYPE_CHECKING:
     from training.ppo_selfplay import PPOSelfPlayConfig
-
-
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """The module docstring as written, and every option's default after its help."""
 
 
 def evaluate_against(
@@ -125,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     from dune_env.policies.registry import PolicyLoadError, load_policy
 
     parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate", description=__doc__, formatter_class=_HelpFormatter
+        prog="python -m training.evaluate", description=__doc__, formatter_class=HelpFormatter
     )
     parser.add_argument(
         "checkpoint",
