@@ -29,6 +29,15 @@ excluding 0 with 80% power at the pooled effect).  Writes power_sprt.json.
 
     python benchmarks/power.py --sprt 20 --sprt-comparisons aggressive:aggressive-eps20 --workers 2
 
+`--luck GAMES` measures the luck adjustment instead (`dune-bench --luck-adjust`,
+benchmarks/power_luck.py): the same duplicate games scored raw and luck-adjusted, and the games
+each scoring needs to separate aggressive vs aggressive-eps20, strategist vs economic and
+mcts-strategist-16 vs strategist; `--luck-sprt R` the sequential test's games to a decision,
+raw and adjusted, over R seeds.
+
+    python benchmarks/power.py --luck 800 --workers 2
+    python benchmarks/power.py --luck-sprt 20 --luck-samples 8 --workers 2
+
 `--sprt-simulate RUNS` checks the test's error rates instead, on simulated deals with a known
 effect (`dune_env.harness.sprt.simulate`): 4% control wins per seat for both policies (H0 true,
 effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
@@ -44,6 +53,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from power_luck import add_luck_arguments, luck_power, luck_sprt
 
 from dune_env.harness import run_benchmark
 from dune_env.harness.report import is_control_win, outcomes
@@ -254,12 +265,19 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--sprt-simulate", type=int, default=0, metavar="RUNS")
+    add_luck_arguments(parser)
     args = parser.parse_args()
     if args.sprt_simulate:
         sprt_simulation(args.sprt_simulate)
         return
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if args.luck or args.luck_sprt:
+        if args.luck:
+            luck_power(args, out_dir)
+        if args.luck_sprt:
+            luck_sprt(args, out_dir)
+        return
     if args.sprt:
         sprt_power(args, out_dir)
         return

@@ -27,7 +27,7 @@ rewrites the engine's or this module's functions is not contained here.
 from __future__ import annotations
 
 import time
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -123,6 +123,7 @@ def play(
     where: str = "",
     max_decisions: int | None = None,
     status: MutableSequence[float] | None = None,
+    step: Callable[[Game, Any], None] | None = None,
 ) -> int:
     """Play `game` with `policies[seat].act(game, seat)` until it is over, seat `until` is to
     decide, or a seat whose policy is None is; return the number of decisions played.
@@ -133,8 +134,10 @@ def play(
     exception or illegal option (IllegalOptionError) propagates as it is.  `max_decisions`
     caps the decisions played by this call (PolicyActionError "decision-cap").  `status` (if
     given) is kept at [deciding seat, decision number, time.monotonic() when it was asked]
-    for a watchdog."""
+    for a watchdog.  `step(game, option)` (if given) applies each chosen option instead of
+    `game.apply`, e.g. a `harness.luck.LuckMeter` measuring the dice's luck as it goes."""
     state = game.state
+    apply = step if step is not None else _apply
     trusted = [not protect or is_builtin(p) for p in policies]
     played = 0
     while state.phase != _GAME_OVER:
@@ -159,17 +162,28 @@ def play(
             status[1] = played
             status[0] = seat
         if names is None:
-            option = policy.act(view, seat)
-            game.apply(option)
+            apply(game, policy.act(view, seat))
         else:
-            _checked_step(game, policy, view, seat, names[seat], where)
+            _checked_step(game, policy, view, seat, names[seat], where, apply)
         if status is not None:
             status[0] = -1
         played += 1
     return played
 
 
-def _checked_step(game: Game, policy: Any, view: Game, seat: int, name: str, where: str) -> None:
+def _apply(game: Game, option: Any) -> None:
+    game.apply(option)
+
+
+def _checked_step(
+    game: Game,
+    policy: Any,
+    view: Game,
+    seat: int,
+    name: str,
+    where: str,
+    apply: Callable[[Game, Any], None] = _apply,
+) -> None:
     """One decision of a named seat, its failures as PolicyActionError."""
     try:
         option = policy.act(view, seat)
@@ -180,7 +194,7 @@ def _checked_step(game: Game, policy: Any, view: Game, seat: int, name: str, whe
             kind="exception",
         ) from exc
     try:
-        game.apply(option)
+        apply(game, option)
     except IllegalOptionError as exc:
         raise PolicyActionError(
             f"policy {name!r} (seat {seat}) returned an illegal option{where}: {exc}",
@@ -202,6 +216,8 @@ class GameSpec:
     seat_policies: tuple[str, ...]
     factions: tuple[int, ...]
     config: tuple[tuple[str, Any], ...] = ()
+    # Resampled rolls per roll for luck-adjusted outcomes (harness/luck.py); 0: not measured.
+    luck_samples: int = 0
 
     def game_config(self, **extra: Any) -> GameConfig:
         return GameConfig(
@@ -230,9 +246,11 @@ def play_seated(
     policies: Sequence[Any],
     max_decisions: int | None = DEFAULT_MAX_DECISIONS,
     status: MutableSequence[float] | None = None,
+    step: Callable[[Game, Any], None] | None = None,
 ) -> None:
     """Play the game of `seat_spec` to its end, as the benchmark does: policies that are not
-    built in decide on a clone; a failing policy raises PolicyActionError naming it."""
+    built in decide on a clone; a failing policy raises PolicyActionError naming it.  `step`:
+    as in `play`."""
     play(
         game,
         policies,
@@ -241,6 +259,7 @@ def play_seated(
         where=f" in game {spec.index}",
         max_decisions=max_decisions,
         status=status,
+        step=step,
     )
 
 
@@ -276,6 +295,7 @@ def schedule(
     seed: int,
     config: dict[str, Any] | None = None,
     duplicate: bool = False,
+    luck_samples: int = 0,
 ) -> list[GameSpec]:
     """Rotate seats and factions so that every policy plays every seat and faction equally.
 
@@ -289,7 +309,9 @@ def schedule(
     the same chance outcomes wherever the games reach the same chance event (docs/engine.md,
     Chance).  Deal k plays the available factions rotated by k (so every faction is dealt
     equally over m consecutive deals, m = number of available factions), in a seat order
-    rotated by k // m."""
+    rotated by k // m.
+
+    `luck_samples`: set on every game (`GameSpec.luck_samples`, harness/luck.py)."""
     base = lineup(policies, num_players)
     n = num_players
     if duplicate:
@@ -318,7 +340,7 @@ def schedule(
         factions = tuple(faction_set[(s + shift) % n] for s in range(n))
         # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
         game_seed = (seed * 1_000_003 + deal) % SEED_LIMIT
-        specs.append(GameSpec(g, game_seed, n, seats, factions, items))
+        specs.append(GameSpec(g, game_seed, n, seats, factions, items, luck_samples))
     return specs
 
 
@@ -336,6 +358,8 @@ class Outcome:
     bg_took: int  # 1 if the Bene Gesserit took the win it predicted (BG-0)
     rounds: int
     decisions: int
+    # Per seat, the summed luck of its dice per metric (harness/luck.py); () when not measured.
+    luck: tuple[tuple[float, ...], ...] = ()
 
 
 def final_outcome(game: Game) -> Outcome:

@@ -38,9 +38,15 @@ class BenchmarkResult:
 
 
 def check_options(
-    num_players: int, games: int, seed: int, workers: int | None, config: dict[str, Any] | None
+    num_players: int,
+    games: int,
+    seed: int,
+    workers: int | None,
+    config: dict[str, Any] | None,
+    luck_samples: int = 0,
 ) -> None:
     """Refuse bad benchmark arguments with one clear message (ValueError or ConfigError)."""
+    check_luck(luck_samples)
     from ..engine import ConfigError, GameConfig
     from ..engine.config import check_seed
 
@@ -61,6 +67,16 @@ def check_options(
                 f"{', '.join(k for k in GameConfig.known_keys() if k not in HARNESS_KEYS)}"
             )
     GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
+
+
+def check_luck(luck_samples: int) -> None:
+    """0 (no luck adjustment), or a valid sample count with a readable value model."""
+    if luck_samples == 0 and not isinstance(luck_samples, bool):
+        return
+    from .luck import check_samples, default_model
+
+    check_samples(luck_samples)
+    default_model()  # a missing or unusable model fails here, before any game is played
 
 
 def _single_threaded_torch() -> None:
@@ -103,9 +119,10 @@ def run_record(
     config: dict[str, Any] | None,
     duplicate: bool,
     max_decisions: int,
+    luck_samples: int = 0,
 ) -> dict[str, Any]:
     """The parameters that define a run's games (run.json; a resume must repeat them)."""
-    return {
+    record: dict[str, Any] = {
         "policies": list(policies),
         "num_players": num_players,
         "games": games,
@@ -114,6 +131,9 @@ def run_record(
         "duplicate": duplicate,
         "max_decisions": max_decisions,
     }
+    if luck_samples:  # (absent otherwise: run.json files of earlier versions still resume)
+        record["luck_samples"] = luck_samples
+    return record
 
 
 def _open_results(
@@ -230,6 +250,7 @@ _META_KEYS = (
     "move_timeout",
     "max_decisions",
     "resumed",
+    "luck_samples",
 )
 
 
@@ -238,7 +259,7 @@ def _meta(
 ) -> dict[str, Any]:
     """summary.json's "meta": the run's parameters, how it was played, how long it took (the
     speed counts only the games played in this session: a resume keeps the others)."""
-    values = {**run, "games_requested": run["games"], **extra}
+    values = {"luck_samples": 0, **run, "games_requested": run["games"], **extra}
     meta = {key: values[key] for key in _META_KEYS}
     meta["seconds"] = elapsed
     meta["games_played"] = played
@@ -286,6 +307,7 @@ def run_benchmark(
     bootstrap: int = 200,
     backend: str = "local",
     address: str | None = None,
+    luck_samples: int = 0,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
@@ -307,16 +329,19 @@ def run_benchmark(
 
     `backend="ray"` plays the games as tasks on a Ray cluster (`address`: "auto", "ray://...",
     "local", or None for Ray's default), at most `workers` at once (None: all its CPUs; local
-    backend: all cores), with results identical to the local backend's: see harness/backends.py."""
+    backend: all cores), with results identical to the local backend's: see harness/backends.py.
+    `luck_samples` > 0: luck-adjusted scores, that many resampled rolls per roll (luck.py)."""
     from .backends import open_backend
     from .outputs import progress_bar
     from .workers import POLICY_OUTPUT_FILE
 
-    check_options(num_players, games, seed, workers, config)
+    check_options(num_players, games, seed, workers, config, luck_samples)
     timeout = _checked_timeout(move_timeout)
     policies = _checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    specs = schedule(policies, num_players, games, seed, config, duplicate=duplicate)
-    run = run_record(policies, num_players, games, seed, config, duplicate, max_decisions)
+    specs = schedule(policies, num_players, games, seed, config, duplicate, luck_samples)
+    run = run_record(
+        policies, num_players, games, seed, config, duplicate, max_decisions, luck_samples
+    )
     directory = Path(out_dir) if out_dir is not None else None
     output_log = str(directory / POLICY_OUTPUT_FILE) if directory is not None else None
     # Connect first (Ray: a bad address or cluster fails here, before anything is written).
@@ -331,7 +356,9 @@ def run_benchmark(
         start = time.perf_counter()
         failures, interrupted, played = _collect(play_items(pool, specs), rows, sink, bar)
         elapsed = time.perf_counter() - start
-    summary = summarise(rows, failures, duplicate=duplicate, bootstrap=bootstrap, seed=seed)
+    summary = summarise(
+        rows, failures, duplicate, bootstrap, seed, luck_adjusted=bool(luck_samples)
+    )
     summary["incomplete"] = interrupted
     how = {"workers": pool.size, "backend": backend, "move_timeout": timeout}  # Ray: its CPUs
     how |= {"bootstrap": bootstrap, "resumed": resume}

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import policy_names
 from .exits import bad_input_errors, interrupted, refused
+from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
 
 if TYPE_CHECKING:
     from .benchmark import BenchmarkResult
@@ -82,6 +83,18 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
         help="allow pickle-based models (SB3 .zip, RLlib folders): they can run code",
     )
     parser.add_argument("--seed", type=int, default=0, help="schedule and dice seed (default 0)")
+    parser.add_argument(
+        "--luck-adjust",
+        type=int,
+        nargs="?",
+        const=DEFAULT_LUCK_SAMPLES,
+        default=0,
+        metavar="SAMPLES",
+        help="take each seat's dice luck out of its score (AIVAT's chance terms; fewer games\n"
+        "for the same interval when the dice decide much): SAMPLES resampled rolls per\n"
+        f"roll (default {DEFAULT_LUCK_SAMPLES}); unbiased whatever its value model\n"
+        "(docs/baselines.md, Luck-adjusted outcomes)",
+    )
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -263,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             overwrite=False,
             duplicate=args.duplicate,
             bootstrap=args.bootstrap,
+            luck_samples=args.luck_adjust,
             **_run_options(args, out),
         )
     except bad_input_errors() as exc:
@@ -286,6 +300,7 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
             ("--games", args.games is not None),
             ("--duplicate", args.duplicate),
             ("--set", bool(args.set)),
+            ("--luck-adjust", bool(args.luck_adjust)),
         )
         if given
     ]

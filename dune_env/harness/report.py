@@ -25,6 +25,16 @@ def is_control_win(row: SeatResult) -> bool:
     return bool(row.won) and row.win_kind in ("solo", "alliance") and not row.bg_took
 
 
+def control_score(row: SeatResult, luck_adjusted: bool = False) -> float:
+    """A seat's control win (1 or 0), minus its dice luck when `luck_adjusted` (luck.py)."""
+    return float(is_control_win(row)) - (row.luck_control if luck_adjusted else 0.0)
+
+
+def win_score(row: SeatResult, luck_adjusted: bool = False) -> float:
+    """A seat's win (1 or 0), minus its dice luck when `luck_adjusted` (luck.py)."""
+    return float(row.won) - (row.luck_win if luck_adjusted else 0.0)
+
+
 def _games(rows: Sequence[SeatResult]) -> list[list[SeatResult]]:
     by_game: dict[int, list[SeatResult]] = defaultdict(list)
     for row in rows:
@@ -32,18 +42,27 @@ def _games(rows: Sequence[SeatResult]) -> list[list[SeatResult]]:
     return [sorted(g, key=lambda r: r.seat) for _, g in sorted(by_game.items())]
 
 
-def outcomes(rows: Sequence[SeatResult]) -> list[GameOutcome]:
+def outcomes(rows: Sequence[SeatResult], luck_adjusted: bool = False) -> list[GameOutcome]:
     """The games for the strength fit; games that share a seed (a duplicate deal) form one
-    bootstrap group."""
-    return [
-        GameOutcome(
-            policies=tuple(r.policy for r in g),
-            factions=tuple(r.faction for r in g),
-            winners=tuple(r.seat for r in g if r.won),
-            group=g[0].seed,
+    bootstrap group.  `luck_adjusted`: each seat's score is its share of the win minus its
+    dice luck (soft targets, stats.fit_strength)."""
+    games = []
+    for g in _games(rows):
+        winners = tuple(r.seat for r in g if r.won)
+        scores: tuple[float, ...] = ()
+        if luck_adjusted:
+            share = 1.0 / len(winners) if winners else 0.0
+            scores = tuple((share if r.won else 0.0) - r.luck_win for r in g)
+        games.append(
+            GameOutcome(
+                policies=tuple(r.policy for r in g),
+                factions=tuple(r.faction for r in g),
+                winners=winners,
+                group=g[0].seed,
+                scores=scores,
+            )
         )
-        for g in _games(rows)
-    ]
+    return games
 
 
 def _rate(successes: int, trials: int) -> dict[str, Any]:
@@ -51,14 +70,16 @@ def _rate(successes: int, trials: int) -> dict[str, Any]:
     return {"rate": successes / trials if trials else 0.0, "ci95": [low, high]}
 
 
-def head_to_head(rows: Sequence[SeatResult], fit_pairs: dict[Any, Any]) -> list[dict[str, Any]]:
+def head_to_head(
+    rows: Sequence[SeatResult], fit_pairs: dict[Any, Any], luck_adjusted: bool = False
+) -> list[dict[str, Any]]:
     """Paired differences between every two policies over duplicate deals: strength (from the
     fit's bootstrap) and control-win rate (mean over deals of the per-deal difference of the
-    per-seat rates, normal 95% interval)."""
-    deals: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    per-seat rates, normal 95% interval; luck-adjusted control scores when `luck_adjusted`)."""
+    deals: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for r in rows:
         cell = deals[r.seed][r.policy]
-        cell[0] += int(is_control_win(r))
+        cell[0] += control_score(r, luck_adjusted)
         cell[1] += 1
     names = sorted({r.policy for r in rows})
     out = []
@@ -97,6 +118,7 @@ def summarise(
     bootstrap: int = 200,
     seed: int = 0,
     reference: str | None = None,
+    luck_adjusted: bool = False,
 ) -> dict[str, Any]:
     """Per policy: win rate and control-win rate with Wilson 95% intervals, time-out wins by
     cause, mean reward, by faction, by seat, faction-adjusted strength with bootstrap 95%
@@ -109,7 +131,7 @@ def summarise(
     games = _games(rows)
     fit = None
     if games:
-        fit = fit_strength(outcomes(rows), reference, bootstrap=bootstrap, seed=seed)
+        fit = fit_strength(outcomes(rows, luck_adjusted), reference, bootstrap=bootstrap, seed=seed)
     policies: dict[str, Any] = {}
     for name, items in sorted(by_policy.items()):
         policies[name] = _policy_entry(name, items, fit)
@@ -133,9 +155,39 @@ def summarise(
         "duplicate": duplicate,
     }
     if duplicate and fit is not None:
-        summary["head_to_head"] = head_to_head(rows, fit.pair_ci95)
+        summary["head_to_head"] = head_to_head(rows, fit.pair_ci95, luck_adjusted)
+    if luck_adjusted:
+        summary["luck_adjusted"] = luck_record(rows, by_policy, reference, bootstrap, seed)
     summary["cannot_tell_apart"] = cannot_tell_apart(summary)
     return summary
+
+
+def luck_record(
+    rows: Sequence[SeatResult],
+    by_policy: dict[str, list[SeatResult]],
+    reference: str | None,
+    bootstrap: int,
+    seed: int,
+) -> dict[str, Any]:
+    """summary.json's "luck_adjusted": each policy's mean dice luck and luck-adjusted rates,
+    and the fit and paired table of the same games without the adjustment, for comparison."""
+    raw = fit_strength(outcomes(rows), reference, bootstrap=bootstrap, seed=seed)
+    per_policy = {}
+    for name, items in sorted(by_policy.items()):
+        k = len(items)
+        per_policy[name] = {
+            "mean_luck_win": math.fsum(r.luck_win for r in items) / k,
+            "mean_luck_control": math.fsum(r.luck_control for r in items) / k,
+            "adjusted_win_rate": math.fsum(win_score(r, True) for r in items) / k,
+            "adjusted_control_win_rate": math.fsum(control_score(r, True) for r in items) / k,
+        }
+    return {
+        "estimator": "chance terms of AIVAT on every roll (dune_env/harness/luck.py); the "
+        "strength fit, head_to_head and rates use the adjusted scores",
+        "policies": per_policy,
+        "strength_fit_unadjusted": raw.to_dict(),
+        "head_to_head_unadjusted": head_to_head(rows, raw.pair_ci95),
+    }
 
 
 def _policy_entry(name: str, items: list[SeatResult], fit: StrengthFit | None) -> dict[str, Any]:
@@ -288,6 +340,15 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     )
     if meta.get("software"):
         out += ["", f"Software: {build_sentence(meta['software'])} (summary.json: meta.software)."]
+    if summary.get("luck_adjusted"):
+        out += [
+            "",
+            f"**Luck-adjusted** ({meta.get('luck_samples', '?')} resampled rolls per roll): "
+            "strengths and head-to-head control-win differences are computed on scores minus "
+            "each seat's dice luck (dune_env/harness/luck.py); the win and control-win rates "
+            "below are the raw ones, and summary.json's `luck_adjusted` holds the unadjusted "
+            "fit for comparison.",
+        ]
     out += ["", "## Verdict", "", *(f"- {line}" for line in verdicts(summary)), ""]
     out += [legend(), ""]
     out += ["## Leaderboard", "", leaderboard(summary), ""]

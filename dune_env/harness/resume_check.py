@@ -25,6 +25,9 @@ from .runner import WIN_KINDS, GameSpec, SeatResult
 
 _FIELDS = {f.name: f.type for f in fields(SeatResult)}
 _SAME_IN_A_GAME = ("win_kind", "bg_took", "rounds", "decisions")
+# Columns added later, with the value a file written before them means (results.csv files of
+# earlier versions resume).
+_OPTIONAL = {"luck_win": "0.0", "luck_control": "0.0"}
 
 
 class BadRow(ValueError):
@@ -42,7 +45,7 @@ def read_checked_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResu
     if not lines:
         return []
     header = lines[0]
-    missing = [name for name in _FIELDS if name not in header]
+    missing = [name for name in _FIELDS if name not in header and name not in _OPTIONAL]
     if missing:
         raise BadRow(f"{path.name} has no column {', '.join(missing)}: not a benchmark's results")
     rows: list[tuple[int, SeatResult]] = []
@@ -68,7 +71,7 @@ def read_checked_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResu
 def _parse(record: dict[str, str]) -> SeatResult:
     values: dict[str, Any] = {}
     for name, kind in _FIELDS.items():
-        raw = record[name]
+        raw = record[name] if name in record else _OPTIONAL[name]
         if kind in (int, "int"):
             try:
                 values[name] = int(raw)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import MutableSequence
+from dataclasses import replace
 from pathlib import Path
 
 from ..match import (
@@ -29,9 +30,11 @@ from ..match import (
     PolicyActionError,
     final_outcome,
     lineup,
+    play_seated,
     play_spec,
     schedule,
     seat_policy,
+    seat_spec,
 )
 from ..policies.base import EnginePolicy
 from .types import GameFailure, Played, SeatResult, seat_rows
@@ -60,8 +63,14 @@ def play_outcome(
     `max_decisions`.  `status` (if given) is kept at [deciding seat, decision number,
     time.monotonic() when it was asked] for a watchdog."""
     policies = [_policy(p, seat) for seat, p in enumerate(spec.seat_policies)]
-    game = play_spec(spec, policies, max_decisions=max_decisions, status=status)
-    return final_outcome(game)
+    if not spec.luck_samples:
+        return final_outcome(play_spec(spec, policies, max_decisions=max_decisions, status=status))
+    from .luck import LuckMeter
+
+    game, seated = seat_spec(spec, policies)
+    meter = LuckMeter(game, spec.luck_samples, spec.seed)
+    play_seated(spec, game, seated, max_decisions, status, step=meter.apply)
+    return replace(final_outcome(game), luck=meter.result())
 
 
 def play_game(

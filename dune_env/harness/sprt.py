@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .report import is_control_win
+from .report import control_score, win_score
 from .types import SeatResult
 
 METRICS = ("control", "win")  # the per-seat score compared: control-win rate, or win rate
@@ -138,17 +138,20 @@ def decide(scores: Sequence[float] | np.ndarray, design: SprtDesign) -> Decision
     return Decision(verdict, end * design.block, last, tuple(float(v) for v in t[:end]))
 
 
-def deal_scores(rows: Iterable[SeatResult], a: str, b: str, metric: str) -> list[float]:
+def deal_scores(
+    rows: Iterable[SeatResult], a: str, b: str, metric: str, luck_adjusted: bool = False
+) -> list[float]:
     """Per deal (ordered by its first game's index), A's per-seat score minus B's; only deals
-    in which both policies sat.  The caller passes complete deals only."""
+    in which both policies sat.  The caller passes complete deals only.  `luck_adjusted`:
+    scores minus the seats' dice luck (harness/luck.py)."""
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
-    cells: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    score = control_score if metric == "control" else win_score
+    cells: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     first: dict[int, int] = {}
     for r in rows:
-        scored = is_control_win(r) if metric == "control" else bool(r.won)
         cell = cells[r.seed][r.policy]
-        cell[0] += int(scored)
+        cell[0] += score(r, luck_adjusted)
         cell[1] += 1
         first[r.seed] = min(first.get(r.seed, r.game), r.game)
     out = []

@@ -113,6 +113,7 @@ def run_sprt_command(
             metric=args.sprt_metric or "control",
             config=config,
             overwrite=False,
+            luck_samples=args.luck_adjust,
             **options,
         )
     except bad_input_errors() as exc:

@@ -19,6 +19,7 @@ from typing import Any
 from ..match import DEFAULT_MAX_DECISIONS, GameSpec, schedule
 from ..provenance import software_record
 from .benchmark import (
+    check_luck,
     check_options,
     checked_policies,
     checked_timeout,
@@ -72,13 +73,14 @@ def sprt_summary(
     max_games: int,
     design: SprtDesign,
     metric: str,
+    luck_adjusted: bool = False,
 ) -> dict[str, Any]:
     """The test over the finished deals: decision, deals and games used, the trace, and the
-    estimate of the effect over the deals used."""
+    estimate of the effect over the deals used (of luck-adjusted scores if `luck_adjusted`)."""
     import statistics
 
     a, b = policies[0], policies[1]
-    scores = deal_scores(complete_deals(rows, num_players), a, b, metric)
+    scores = deal_scores(complete_deals(rows, num_players), a, b, metric, luck_adjusted)
     decision = decide(scores, design)
     used = scores[: decision.deals]
     mean = statistics.fmean(used) if used else 0.0
@@ -91,6 +93,7 @@ def sprt_summary(
         "a": a,
         "b": b,
         "metric": metric,
+        "luck_adjusted": luck_adjusted,
         "design": asdict(design),
         "bounds": [design.lower, design.upper],
         "decision": decision.decision,
@@ -235,6 +238,23 @@ def _play_blocks(
     return False
 
 
+def _sprt_meta(
+    run: dict[str, Any], max_games: int, workers: int, backend: str, resume: bool, start: float
+) -> dict[str, Any]:
+    """summary.json's "meta" of a sequential test."""
+    keys = ("policies", "num_players", "seed", "config", "max_decisions")
+    return {
+        **{k: run[k] for k in keys},
+        "luck_samples": run.get("luck_samples", 0),
+        "max_games": max_games,
+        "workers": workers,
+        "backend": backend,
+        "resumed": resume,
+        "seconds": time.perf_counter() - start,
+        "software": software_record(),
+    }
+
+
 def run_sprt(
     policies: list[str],
     num_players: int = 4,
@@ -254,16 +274,20 @@ def run_sprt(
     trust_checkpoints: bool = False,
     backend: str = "local",
     address: str | None = None,
+    luck_samples: int = 0,
 ) -> SprtResult:
     """Test "policies[0] beats policies[1] by at least design.delta1" against "by at most
     design.delta0" on duplicate deals, stopping at the decision or at `max_games` (a multiple
     of the games of a block, num_players * design.block; default: the largest up to 4000).
     Other arguments as run_benchmark.  A failed game stops the test (undecided; --resume
     plays it again).  On KeyboardInterrupt the summary of the finished deals is written
-    before the interrupt is re-raised."""
+    before the interrupt is re-raised.  `luck_samples` > 0: the test runs on luck-adjusted
+    scores (harness/luck.py)."""
     from .backends import open_backend
     from .outputs import progress_bar
 
+    check_luck(luck_samples)
+    luck = bool(luck_samples)
     design = design or SprtDesign()
     max_games = _checked_max_games(design, metric, num_players, max_games, seed, workers, config)
     unit = num_players * design.block
@@ -271,8 +295,10 @@ def run_sprt(
         raise ValueError("the sequential test compares the first two policies: give two different")
     timeout = checked_timeout(move_timeout)
     policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    specs = schedule(policies, num_players, max_games, seed, config, duplicate=True)
-    run = run_record(policies, num_players, max_games, seed, config, True, max_decisions)
+    specs = schedule(policies, num_players, max_games, seed, config, True, luck_samples)
+    run = run_record(
+        policies, num_players, max_games, seed, config, True, max_decisions, luck_samples
+    )
     run["sprt"] = {**asdict(design), "metric": metric}
     directory = Path(out_dir) if out_dir is not None else None
     rows: list[SeatResult] = []
@@ -287,7 +313,7 @@ def run_sprt(
             bar.update(len({r.game for r in rows}))
 
         def undecided() -> bool:
-            summary = sprt_summary(rows, policies, num_players, max_games, design, metric)
+            summary = sprt_summary(rows, policies, num_players, max_games, design, metric, luck)
             return bool(summary["decision"] == "undecided")
 
         interrupted = _play_blocks(pool, specs, unit, undecided, rows, failures, sink, bar)
@@ -297,22 +323,14 @@ def run_sprt(
         "games": len({r.game for r in rows}),
         "incomplete": interrupted,
         "failures": [asdict(f) for f in failures],
-        "sprt": sprt_summary(rows, policies, num_players, max_games, design, metric),
+        "sprt": sprt_summary(rows, policies, num_players, max_games, design, metric, luck),
     }
-    summary["meta"] = {
-        **{k: run[k] for k in ("policies", "num_players", "seed", "config", "max_decisions")},
-        "max_games": max_games,
-        "workers": pool.size,
-        "backend": backend,
-        "resumed": resume,
-        "seconds": time.perf_counter() - start,
-        "software": software_record(),
-    }
+    summary["meta"] = _sprt_meta(run, max_games, pool.size, backend, resume, start)
     if directory is not None:
         _write_sprt_outputs(directory, summary, failures, plots)
     if interrupted:
         raise KeyboardInterrupt
-    scores = deal_scores(complete_deals(rows, num_players), policies[0], policies[1], metric)
+    scores = deal_scores(complete_deals(rows, num_players), policies[0], policies[1], metric, luck)
     return SprtResult(decide(scores, design), rows, failures, summary, directory)
 
 

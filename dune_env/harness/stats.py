@@ -18,6 +18,14 @@ weak Gaussian prior (standard deviation `PRIOR_SD` in log-odds) keeps the estima
 a policy never wins; such a policy is flagged, since its strength is then bounded only by the
 prior.  Strength is in log-odds units: exp(strength) is a policy's odds multiplier of winning a
 seat against the reference policy playing the same faction.
+
+Luck-adjusted scores (`dune-bench --luck-adjust`, harness/luck.py): each game gives every seat
+a score y_i (its share of the win, 1 or 1/2 for an alliance, minus its dice luck) instead of
+its winners, and the fit maximises sum_i y_i log p_i over all games (the cross-entropy with
+soft targets), whose gradient in the utilities is y - (sum_i y_i) p.  At the true parameters
+that gradient has mean zero for solo wins exactly as the likelihood's does, and the luck terms
+have mean zero, so the estimate stays consistent; every game counts, with or without a winner.
+An alliance counts as half a win for each ally here (not the top-two event).
 """
 
 from __future__ import annotations
@@ -57,6 +65,9 @@ class GameOutcome:
     factions: tuple[str, ...]
     winners: tuple[int, ...]  # seats; empty when nobody won, two for an alliance
     group: int = 0  # games of one group (a duplicate deal) are resampled together
+    # Soft targets instead of `winners` (luck-adjusted scores, harness/luck.py): seat i's
+    # score y_i; the fit then maximises sum_i y_i log p_i (see `fit_strength`).
+    scores: tuple[float, ...] = ()
 
 
 @dataclass
@@ -112,10 +123,15 @@ class _Design:
         self.pol = np.array([[pi[p] for p in g.policies] for g in games], dtype=np.int64)
         self.fac = np.array([[fi[f] for f in g.factions] for g in games], dtype=np.int64)
         self.solo = np.array([len(g.winners) == 1 for g in games])
-        first = np.array([g.winners[0] for g in games], dtype=np.int64)
+        # (a game without a winner is fitted only by its scores: its `first` is unused)
+        first = np.array([g.winners[0] if g.winners else 0 for g in games], dtype=np.int64)
         second = np.array([g.winners[1] if len(g.winners) > 1 else -1 for g in games])
         self.first = first
         self.second = second
+        soft = [bool(g.scores) for g in games]
+        if any(soft) and not all(soft):
+            raise ValueError("either every game has luck-adjusted scores or none has")
+        self.target = np.array([g.scores for g in games], dtype=float) if all(soft) else None
 
     def take(self, rows: np.ndarray) -> _Design:
         other = _Design.__new__(_Design)
@@ -126,6 +142,7 @@ class _Design:
         )
         for name in ("pol", "fac", "solo", "first", "second"):
             setattr(other, name, getattr(self, name)[rows])
+        other.target = self.target[rows] if self.target is not None else None
         return other
 
 
@@ -139,7 +156,33 @@ def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.
     u_max = u.max(axis=1, keepdims=True)
     e = np.exp(u - u_max)
     p = e / e.sum(axis=1, keepdims=True)
-    rows = np.arange(len(u))
+    if d.target is not None:
+        ll, grad_u = _soft_terms(u - u_max, e, p, d.target)
+    else:
+        ll, grad_u = _winner_terms(p, d)
+    grad_theta = np.bincount(d.pol.ravel(), grad_u.ravel(), d.num_policies)
+    grad_phi = np.bincount(d.fac.ravel(), grad_u.ravel(), d.num_factions)
+    prior = 0.5 * (theta @ theta + phi @ phi) / PRIOR_SD**2
+    value = -float(ll.sum()) + prior
+    g_theta = -grad_theta + theta / PRIOR_SD**2
+    g_phi_full = -grad_phi + phi / PRIOR_SD**2
+    g_free_phi = g_phi_full[:-1] - g_phi_full[-1]
+    return value, np.concatenate([np.delete(g_theta, ref), g_free_phi])
+
+
+def _soft_terms(
+    shifted: np.ndarray, e: np.ndarray, p: np.ndarray, target: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per game sum_i y_i log p_i and its gradient in u: y - (sum_i y_i) p."""
+    log_p = shifted - np.log(e.sum(axis=1, keepdims=True))
+    ll = (target * log_p).sum(axis=1)
+    return ll, target - target.sum(axis=1, keepdims=True) * p
+
+
+def _winner_terms(p: np.ndarray, d: _Design) -> tuple[np.ndarray, np.ndarray]:
+    """Per game the log-likelihood of its winners (solo, or an alliance's top-two set) and its
+    gradient in the utilities u."""
+    rows = np.arange(len(p))
     pa = p[rows, d.first]
     grad_u = -p.copy()
     grad_u[rows, d.first] += 1.0
@@ -162,14 +205,7 @@ def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.
         db[np.arange(al.size), b] += pb_ * ib * ib
         g += (da + db) / s[:, None]
         grad_u[al] = g
-    grad_theta = np.bincount(d.pol.ravel(), grad_u.ravel(), d.num_policies)
-    grad_phi = np.bincount(d.fac.ravel(), grad_u.ravel(), d.num_factions)
-    prior = 0.5 * (theta @ theta + phi @ phi) / PRIOR_SD**2
-    value = -float(ll.sum()) + prior
-    g_theta = -grad_theta + theta / PRIOR_SD**2
-    g_phi_full = -grad_phi + phi / PRIOR_SD**2
-    g_free_phi = g_phi_full[:-1] - g_phi_full[-1]
-    return value, np.concatenate([np.delete(g_theta, ref), g_free_phi])
+    return ll, grad_u
 
 
 def _maximise(d: _Design, ref: int, x0: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -210,7 +246,7 @@ def fit_strength(
 
     The result is a function of the *set* of games: their order does not matter."""
     # Canonical order (the fit and the bootstrap never see the input order).
-    ordered = sorted(games, key=lambda g: (g.group, g.policies, g.factions, g.winners))
+    ordered = sorted(games, key=lambda g: (g.group, g.policies, g.factions, g.winners, g.scores))
     policies = sorted({p for g in ordered for p in g.policies})
     factions = sorted({f for g in ordered for f in g.factions})
     if not policies:
@@ -218,13 +254,15 @@ def fit_strength(
     reference = reference if reference is not None else choose_reference(policies)
     if reference not in policies:
         raise ValueError(f"reference policy {reference!r} did not play; played: {policies}")
-    with_winner = [g for g in ordered if g.winners]
+    # Luck-adjusted scores: every game counts (a game without a winner still carries its
+    # seats' luck, and leaving it out would select games by their dice).
+    with_winner = [g for g in ordered if g.winners or g.scores]
     fit = StrengthFit(
         reference=reference,
         strength={p: 0.0 for p in policies},
         faction_effect={f: 0.0 for f in factions},
         games_fitted=len(with_winner),
-        games_without_winner=len(ordered) - len(with_winner),
+        games_without_winner=sum(1 for g in ordered if not g.winners),
     )
     _note_never_won(fit, with_winner, policies)
     if not with_winner:

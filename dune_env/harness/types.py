@@ -27,6 +27,11 @@ class SeatResult:
     bg_took: int
     rounds: int
     decisions: int
+    # The seat's summed dice luck (harness/luck.py) for its win and its control win; 0.0 when
+    # the run did not measure it.  The luck-adjusted scores are `won - luck_win` and
+    # `control win - luck_control`.
+    luck_win: float = 0.0
+    luck_control: float = 0.0
 
 
 @dataclass
@@ -69,6 +74,8 @@ def seat_rows(spec: GameSpec, outcome: Outcome) -> list[SeatResult]:
             rounds=outcome.rounds,
             decisions=outcome.decisions,
         )
+        if outcome.luck:
+            row.luck_win, row.luck_control = (float(v) for v in outcome.luck[seat])
         # Checked against the outcome, in case the class itself was tampered with here.
         if (row.won, row.reward, row.seat) != (int(seat in winners), outcome.rewards[seat], seat):
             raise ValueError(f"game {spec.index}: the result row of seat {seat} was altered")
