@@ -13,7 +13,9 @@ Read top to bottom:
 3. The environments: `DuneSingleAgentEnv` (one learning seat, rotating; rewards that arrive on
    other players' turns are credited to the learner) in `n_envs` processes, or with
    `envs_per_process` > 1 that many games per process as one batched vector env.
-   Optionally a behaviour-cloning warm start with DAgger rounds (`training/imitation.py`).
+   Optionally a behaviour-cloning warm start with DAgger rounds (`training/imitation.py`), a
+   start from a shipped model's weights, and kickstarting: PPO plus an annealed imitation
+   term towards a teacher's choices on the learner's own states (`training/kickstart.py`).
 4. Callbacks: snapshots into the pool, the results of finished games (from their final infos),
    periodic evaluation with the benchmark harness (against random and each heuristic, or the
    benchmark's line-up on duplicate deals, keeping the best model; logged to TensorBoard;
@@ -59,6 +61,13 @@ from training.checkpoints import (
 from training.config_utils import ConfigKeyError, RunConfig, config_from_cli
 from training.evaluate import evaluate_model
 from training.imitation import BC_FIXED_ON_RESUME, behaviour_clone, collect_demonstrations
+from training.kickstart import (
+    KickstartFields,
+    algorithm_of,
+    configure_algorithm,
+    load_initial_weights,
+    with_teacher_labels,
+)
 from training.opponent_pool import (
     HEURISTICS,
     OPPONENT_WEIGHTINGS,
@@ -117,8 +126,9 @@ EVAL_MODES = ("each", "lineup")
 
 
 @dataclass
-class PPOSelfPlayConfig(RunConfig):
-    """Hyper-parameters of a MaskablePPO self-play run (the shared fields are `RunConfig`'s)."""
+class PPOSelfPlayConfig(KickstartFields, RunConfig):
+    """Hyper-parameters of a MaskablePPO self-play run (the shared fields are `RunConfig`'s,
+    the warm start and kickstart fields `KickstartFields`')."""
 
     config_name: str = "ppo"
     """Name of the configuration; the run folder is {out_dir}/{config_name}_seed{seed}."""
@@ -238,6 +248,7 @@ class PPOSelfPlayConfig(RunConfig):
             raise ConfigKeyError(f"torch_threads={self.torch_threads!r} must be >= 1")
         try:
             check_opponent_mix(self.p_self, self.p_heuristic, self.p_random)
+            self._check_kickstart(self.envs_per_process)
         except ValueError as exc:
             raise ConfigKeyError(str(exc)) from None
         self._check_evaluation()
@@ -324,6 +335,7 @@ def make_vector_env(cfg: PPOSelfPlayConfig, pool_dir: str) -> Any:
         "learner": "rotate",
         "num_players": cfg.num_players,
         "opponent_sampler": make_pool(cfg, pool_dir),
+        "teacher": cfg.kickstart_teacher or None,  # labels for kickstarting
     }
     if cfg.n_envs > 1:
         venv: Any = SubprocDuneVecEnv(cfg.n_envs, cfg.envs_per_process, **kwargs)
@@ -511,16 +523,17 @@ def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
 
 def resume_or_start(cfg: PPOSelfPlayConfig, progress: Any, quiet: bool) -> tuple[Any, Any]:
     """(model, environments): resumed from the run's newest checkpoint that loads (with the
-    configured optimisation settings), else a new model, warm-started by behaviour cloning when
-    `bc_games` is set."""
-    from sb3_contrib import MaskablePPO
-
+    configured optimisation settings), else a new model, started from `init_weights` and
+    warm-started by behaviour cloning when `bc_games` is set."""
     run_dir = cfg.run_dir
+    algorithm = algorithm_of(cfg)  # MaskablePPO, or KickstartedPPO
 
     def build_venv(start_steps: int) -> Any:
         return build_envs(cfg, run_dir / "pool", start_steps)
 
-    resumed = resume_from_checkpoint(run_dir, cfg.device, build_venv) if cfg.resume else None
+    resumed = (
+        resume_from_checkpoint(run_dir, cfg.device, build_venv, algorithm) if cfg.resume else None
+    )
     if resumed is not None:
         model, venv = resumed
         # The configured optimisation settings apply to the resumed run.
@@ -528,12 +541,13 @@ def resume_or_start(cfg: PPOSelfPlayConfig, progress: Any, quiet: bool) -> tuple
         model._setup_lr_schedule()
         model.ent_coef = cfg.ent_coef
         model.target_kl = cfg.target_kl
+        configure_algorithm(model, cfg)
         model.tensorboard_log = str(run_dir / "tb")
         if not quiet:
             print(f"resuming {cfg.config_name}_seed{cfg.seed} from {model.num_timesteps} steps")
         return model, venv
     venv = build_venv(0)
-    model = MaskablePPO(
+    model = algorithm(
         "MlpPolicy",
         venv,
         **ppo_hyperparameters(cfg),
@@ -541,6 +555,10 @@ def resume_or_start(cfg: PPOSelfPlayConfig, progress: Any, quiet: bool) -> tuple
         device=cfg.device,
         verbose=0,
     )
+    configure_algorithm(model, cfg)
+    if cfg.init_weights:
+        load_initial_weights(model, cfg.init_weights)
+        save_snapshot(model, run_dir / "pool", 0, cfg.max_pool)  # the start, frozen
     if cfg.bc_games:
         rounds_dir = run_dir / "behaviour_cloning_rounds"
         if not cfg.resume:
@@ -560,7 +578,7 @@ def learn(model: Any, cfg: PPOSelfPlayConfig, callback: Any, progress: Any) -> N
         progress.start("PPO", cfg.total_timesteps, "steps", done=model.num_timesteps)
     model.learn(
         total_timesteps=remaining,
-        callback=callback,
+        callback=with_teacher_labels(callback, cfg),
         reset_num_timesteps=False,
         tb_log_name=f"{cfg.config_name}_seed{cfg.seed}",
     )
