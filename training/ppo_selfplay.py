@@ -59,6 +59,7 @@ from training.checkpoints import (
     session_seed_of,
 )
 from training.config_utils import ConfigKeyError, RunConfig, config_from_cli
+from training.dagger import LineupImitationFields
 from training.evaluate import evaluate_model
 from training.imitation import BC_FIXED_ON_RESUME, behaviour_clone, collect_demonstrations
 from training.kickstart import (
@@ -126,9 +127,10 @@ EVAL_MODES = ("each", "lineup")
 
 
 @dataclass
-class PPOSelfPlayConfig(KickstartFields, RunConfig):
+class PPOSelfPlayConfig(LineupImitationFields, KickstartFields, RunConfig):
     """Hyper-parameters of a MaskablePPO self-play run (the shared fields are `RunConfig`'s,
-    the warm start and kickstart fields `KickstartFields`')."""
+    the warm start and kickstart fields `KickstartFields`', the benchmark-setting imitation's
+    `LineupImitationFields`')."""
 
     config_name: str = "ppo"
     """Name of the configuration; the run folder is {out_dir}/{config_name}_seed{seed}."""
@@ -249,6 +251,7 @@ class PPOSelfPlayConfig(KickstartFields, RunConfig):
         try:
             check_opponent_mix(self.p_self, self.p_heuristic, self.p_random)
             self._check_kickstart(self.envs_per_process)
+            self._check_imitation(self.num_players)
         except ValueError as exc:
             raise ConfigKeyError(str(exc)) from None
         self._check_evaluation()

@@ -22,6 +22,18 @@ from training.ppo_selfplay import PPOSelfPlayConfig, train
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread() -> Any:
+    """As the recipe runs its updates (torch_threads 1): on a busy machine torch's default
+    thread pool makes these small updates many times slower."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def test_the_imitation_weight_falls_linearly_then_stays_at_its_end_value() -> None:
     assert kickstart_coef(0, 1.0, 0.1, 1000) == 1.0
     assert kickstart_coef(500, 1.0, 0.1, 1000) == pytest.approx(0.55)
