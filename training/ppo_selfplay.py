@@ -191,7 +191,7 @@ class PPOSelfPlayConfig(LineupImitationFields, KickstartFields, RunConfig):
     drawn more often."""
     pfsp_exponent: float = 3.0
     """Exponent of the pfsp weight (1 - win rate)^p: 0 is uniform, larger values focus harder on
-    the opponents the learner loses to (3: pairwise rates 0.3 / 0.5 / 0.7 weigh 11 : 4.1 : 1)."""
+    the opponents the learner loses to (3: pairwise rates 0.3 / 0.5 / 0.7 weigh 12.7 : 4.6 : 1)."""
     pfsp_prior_games: float = 4.0
     """Pseudo-pairings at the even rate 0.5 added to each opponent's record, so a new opponent
     starts there and one lucky game does not decide its weight."""
