@@ -1,11 +1,12 @@
 """The self-play recipe's callback (`training.ppo_selfplay.build_callbacks`): snapshots into the
 opponent pool, resumable checkpoints and periodic evaluations, each on its own interval of
-learner steps; the results of finished games (from their final infos) credited to the opponents
-they were played against; the session's throughput.  Imported only when training starts (it
-needs stable-baselines3)."""
+learner steps; the pairwise results of finished games (from their final infos) credited to the
+opponents they were played against; the best evaluated model kept; the session's throughput.
+Imported only when training starts (it needs stable-baselines3)."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from training.checkpoints import save_checkpoint
 from training.evaluate import evaluate_model
-from training.opponent_pool import PoolResults, learner_won, save_snapshot
+from training.opponent_pool import PoolResults, save_snapshot
 
 if TYPE_CHECKING:
     from training.ppo_selfplay import PPOSelfPlayConfig
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 class Periodic(BaseCallback):
     """Snapshots, checkpoints and evaluations, each on its own interval of learner steps;
-    every finished game's result credited to the opponents it was played against."""
+    every finished game's pairwise outcomes credited to the opponents it was played against."""
 
     def __init__(self, cfg: PPOSelfPlayConfig, run_dir: Path, progress: Any = None) -> None:
         super().__init__()
@@ -61,9 +62,7 @@ class Periodic(BaseCallback):
             if not done or "final_rewards" not in info:
                 continue
             if "opponents" in info:
-                self.results.record(
-                    info["opponents"], learner_won(info["final_rewards"], info["seat"])
-                )
+                self.results.record_game(info["opponents"], info["final_rewards"], info["seat"])
             if "decisions" in info and "episode" in info:
                 self.counts["games"] += 1
                 self.counts["decisions"] += int(info["decisions"])
@@ -86,10 +85,33 @@ class Periodic(BaseCallback):
         for name, record in records.items():
             self.logger.record(f"eval/win_rate_vs_{name}", record["win_rate"])
             if record["judgement"] in ("above", "below", "level"):
-                self.logger.record(f"eval/strength_vs_{name}", record["strength"])
+                key = "strength_diff" if "strength_diff" in record else "strength"
+                self.logger.record(f"eval/{key}_vs_{name}", record[key])
         if self.progress is not None:
             self.progress.evaluated(t, records)
+        if self.cfg.best_against:
+            self._keep_if_best(records[self.cfg.best_against])
         self.next["eval"] += self.cfg.eval_interval
+
+    def _keep_if_best(self, record: dict[str, Any]) -> None:
+        """Export the model as best_model (safe format) when its paired strength against
+        `best_against` beats the best so far (best.json, so a resumed run keeps comparing)."""
+        from dune_env.policies.weights import atomic_write_bytes, export_policy
+
+        score = record.get("strength_diff")
+        path = self.run_dir / "best.json"
+        best = json.loads(path.read_text()) if path.is_file() else None
+        if score is None or (best is not None and best["strength_diff"] >= score):
+            return
+        export_policy(self.model, self.run_dir / "best_model")
+        entry = {
+            "num_timesteps": self.num_timesteps,
+            "against": self.cfg.best_against,
+            "strength_diff": score,
+            "strength_diff_ci95": record.get("strength_diff_ci95"),
+            "games": record.get("games"),
+        }
+        atomic_write_bytes(path, json.dumps(entry, indent=2).encode())
 
     def _on_step(self) -> bool:
         self._record_games()

@@ -77,13 +77,18 @@ def checkpoint_steps(path: Path) -> int:
     return steps
 
 
-def resume_from_checkpoint(run_dir: Path, device: str, build_venv: Any) -> tuple[Any, Any] | None:
+def resume_from_checkpoint(
+    run_dir: Path, device: str, build_venv: Any, algorithm: Any = None
+) -> tuple[Any, Any] | None:
     """(model, environments) from the newest checkpoint of the run that loads, or None when
     the run has none.  A truncated or corrupt checkpoint (a crash, a full disk) is reported and
     the next older one tried.  `build_venv(start_steps)` makes the environments, seeded for a
-    session starting at that step count."""
-    from sb3_contrib import MaskablePPO
+    session starting at that step count; `algorithm` is the class to load (default
+    MaskablePPO; a subclass such as KickstartedPPO loads a MaskablePPO checkpoint too)."""
+    if algorithm is None:
+        from sb3_contrib import MaskablePPO
 
+        algorithm = MaskablePPO
     candidates = resume_candidates(run_dir)
     problems = []
     for path in candidates:
@@ -93,7 +98,7 @@ def resume_from_checkpoint(run_dir: Path, device: str, build_venv: Any) -> tuple
             # Trusted: a checkpoint this run wrote under its own run directory (SECURITY.md).
             # force_reset discards the saved rollout state (_last_obs), which belongs to the
             # previous session's environments, not to these freshly reset ones.
-            model = MaskablePPO.load(path, env=venv, device=device, force_reset=True)
+            model = algorithm.load(path, env=venv, device=device, force_reset=True)
             # load() re-seeds everything (the environments too) with the run's first seed,
             # which would replay the first games: seed this session afresh.
             model.set_random_seed(session_seed_of(model.seed or 0, model.num_timesteps))

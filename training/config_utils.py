@@ -164,8 +164,9 @@ def config_from_cli(cls: type[T], argv: list[str], prog: str) -> T:
         docs = field_docs(cls)
         print(f"usage: {prog} [--config FILE.yaml] [--field-name VALUE ...]\n\nfields:")
         for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
             print(
-                f"  --{f.name.replace('_', '-'):<22} {docs.get(f.name, '')} (default {f.default!r})"
+                f"  --{f.name.replace('_', '-'):<22} {docs.get(f.name, '')} (default {default!r})"
             )
         raise SystemExit(0)
     path = None

@@ -95,21 +95,76 @@ def evaluation_record(summary: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
+def lineup_of(heuristics: tuple[str, ...] | list[str], players: int) -> list[str]:
+    """The other seats of the benchmark's line-up: `heuristics` in order, repeated to fill
+    players - 1 seats (4 players, strategist economic aggressive: those three)."""
+    return [heuristics[i % len(heuristics)] for i in range(players - 1)]
+
+
+def evaluate_lineup(
+    checkpoint: str, others: list[str], players: int, games: int, seed: int = 0
+) -> dict[str, Any]:
+    """The harness's summary of `checkpoint` with `others` in one line-up, on duplicate deals
+    (`games` rounded up to whole deals): the benchmark's measurement, its head-to-head entries
+    pairing the checkpoint with each of the others over the same deals."""
+    from dune_env.harness import run_benchmark
+
+    games = players * math.ceil(games / players)
+    return run_benchmark(
+        [checkpoint, *others],
+        num_players=players,
+        games=games,
+        seed=seed,
+        workers=1,
+        duplicate=True,
+        plots=False,
+    ).summary
+
+
+def paired_record(summary: dict[str, Any], name: str, other: str) -> dict[str, Any]:
+    """`name` against `other` in a duplicate line-up: its paired strength minus the other's
+    (log-odds, 95% interval over deals), control-win rate difference, judgement (above,
+    below, level, or "cannot tell apart" without a strength fit), and `name`'s win rate."""
+    pair = next(h for h in summary.get("head_to_head", []) if {h["a"], h["b"]} == {name, other})
+    sign = 1.0 if pair["a"] == name else -1.0
+    diff, ci = pair.get("strength_diff"), pair.get("strength_diff_ci95")
+    record: dict[str, Any] = {
+        "games": summary["games"],
+        "win_rate": summary["policies"][name]["win_rate"],
+        "chance_win_rate": summary["chance_win_rate"],
+        "control_win_rate_diff": sign * pair["control_win_rate_diff"],
+        "strength_diff": None if diff is None else sign * diff,
+        "strength_diff_ci95": None if ci is None else sorted(sign * c for c in ci),
+        "judgement": "cannot tell apart",
+    }
+    if record["strength_diff_ci95"] is not None and not summary.get("cannot_tell_apart"):
+        low, high = record["strength_diff_ci95"]
+        record["judgement"] = "above" if low > 0 else "below" if high < 0 else "level"
+    return record
+
+
 def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, dict[str, Any]]:
-    """During a self-play run (`training.ppo_selfplay`): the current model in one seat against
-    copies of each baseline, on duplicate deals via the harness: per opponent, the record of
-    `evaluation_record` (win rate, chance level, strength against the opponent with its
-    interval, judgement), appended to evaluations.jsonl."""
+    """During a self-play run (`training.ppo_selfplay`), on duplicate deals via the harness:
+    with eval_mode "each", the current model in one seat against copies of random and of each
+    heuristic, per opponent the record of `evaluation_record` (win rate, chance level, strength
+    against the opponent with its interval, judgement); with "lineup", the model in the
+    benchmark's line-up (`lineup_of`), per other policy the `paired_record`.  Appended to
+    evaluations.jsonl."""
     from dune_env.policies.weights import export_policy, weight_paths
 
     export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
     tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
     records = {}
-    for opponent in ("random", *cfg.heuristic_opponents):
-        summary = evaluate_against(
-            str(tensors), opponent, cfg.num_players, cfg.eval_games, seed=cfg.seed
-        )
-        records[opponent] = evaluation_record(summary, str(tensors))
+    if cfg.eval_mode == "lineup":
+        others = lineup_of(cfg.heuristic_opponents, cfg.num_players)
+        summary = evaluate_lineup(str(tensors), others, cfg.num_players, cfg.eval_games, cfg.seed)
+        records = {other: paired_record(summary, str(tensors), other) for other in others}
+    else:
+        for opponent in ("random", *cfg.heuristic_opponents):
+            summary = evaluate_against(
+                str(tensors), opponent, cfg.num_players, cfg.eval_games, seed=cfg.seed
+            )
+            records[opponent] = evaluation_record(summary, str(tensors))
     with (run_dir / "evaluations.jsonl").open("a") as log:
         log.write(json.dumps({"num_timesteps": model.num_timesteps, **records}) + "\n")
     description.unlink()

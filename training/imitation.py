@@ -3,8 +3,10 @@
 `bc_games` games of `bc_policy` playing every seat are imitated (masked cross-entropy for the
 policy, regression on the final rewards for the value head), then `bc_dagger_rounds` DAgger
 rounds: games played by the cloned policy, every decision labelled with the demonstrator's
-choice.  Each fitted round is saved under the run's `behaviour_cloning_rounds/`, so a rerun
-resumes after the last saved round.
+choice.  With `bc_setting: lineup` the games are the benchmark's instead, with a held-out set,
+early stopping and fine-tuning across rounds (`training/dagger.py`).  Each fitted round is
+saved under the run's `behaviour_cloning_rounds/`, so a rerun resumes after the last saved
+round.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def collect_demonstrations(
 
 def behaviour_clone(
     model: Any, cfg: PPOSelfPlayConfig, rounds_dir: Path | None = None, progress: Any = None
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value head to the
     demonstrators' final rewards, with the model's own optimiser: round 0 on the demonstrator's
     games, then `bc_dagger_rounds` DAgger rounds on all the data so far.
@@ -94,37 +96,52 @@ def behaviour_clone(
     fitted = 0
     while rounds_dir is not None and fitted < total and _bc_round_path(rounds_dir, fitted).exists():
         fitted += 1
-    stats: dict[str, float] = {}
+    stats: dict[str, Any] = {}
     if rounds_dir is not None and fitted == total:  # all done: no game to play again
         return _load_bc_round(model, rounds_dir, total - 1, stats)
-    data = []
+    data: list[Any] = []
     for round_ in range(total):
         # Round r's games are played by the model as round r - 1 left it (DAgger).
         learner = model if round_ else None
         if progress is not None:
             who = "the model, labelled by " if learner is not None else ""
+            lineup = cfg.bc_setting == "lineup"
             progress.start(
                 f"behaviour cloning round {round_ + 1}/{total}: games of {who}{cfg.bc_policy}",
-                cfg.bc_games,
+                cfg.bc_games + (cfg.bc_heldout_games if lineup else 0),
                 "games",
             )
-        data.append(
-            collect_demonstrations(
-                cfg, learner, first_game=round_ * cfg.bc_games, progress=progress
-            )
-        )
+        data.append(_collect_round(cfg, learner, round_, progress))
         if round_ < fitted:
             assert rounds_dir is not None
             _load_bc_round(model, rounds_dir, round_, stats)
             print(f"behaviour cloning round {round_}: fitted in an earlier session, loaded")
             continue
-        obs, masks, actions, returns = (np.concatenate(parts) for parts in zip(*data, strict=True))
-        fit = _fit(model, cfg, obs, masks, actions, returns)
+        fit = _fit_round(model, cfg, data)
         round_stats = {f"round{round_}_{k}": v for k, v in fit.items()}
         stats.update(round_stats)
         if rounds_dir is not None:
             _save_bc_round(model, rounds_dir, round_, round_stats)
     return stats
+
+
+def _collect_round(cfg: PPOSelfPlayConfig, learner: Any, round_: int, progress: Any) -> Any:
+    """The data of imitation round `round_` in the configured `bc_setting`."""
+    if cfg.bc_setting == "lineup":
+        from training.dagger import collect_lineup
+
+        return collect_lineup(cfg, learner, round_, progress)
+    return collect_demonstrations(cfg, learner, first_game=round_ * cfg.bc_games, progress=progress)
+
+
+def _fit_round(model: Any, cfg: PPOSelfPlayConfig, data: list[Any]) -> dict[str, Any]:
+    """selfplay: refit all the data so far; lineup: fine-tune (`training.dagger`)."""
+    if cfg.bc_setting == "lineup":
+        from training.dagger import fit_lineup_round
+
+        return fit_lineup_round(model, cfg, data)
+    obs, masks, actions, returns = (np.concatenate(parts) for parts in zip(*data, strict=True))
+    return _fit(model, cfg, obs, masks, actions, returns)
 
 
 # What the saved imitation rounds depend on (bc_dagger_rounds may change: rounds are added).
@@ -137,16 +154,28 @@ BC_FIXED_ON_RESUME = (
     "batch_size",
     "learning_rate",
     "net_arch",
+    "bc_setting",
 )
+# ... and, with bc_setting lineup, on these.
+LINEUP_FIXED_ON_RESUME = (
+    "heuristic_opponents",
+    "bc_learner_seats",
+    "bc_heldout_games",
+    "bc_patience",
+    "bc_replay",
+    "bc_kind_weights",
+)
+_BEFORE_THE_SETTING = {"bc_setting": "selfplay"}  # rounds saved before bc_setting existed
 
 
 def _check_bc_settings(cfg: PPOSelfPlayConfig, rounds_dir: Path) -> None:
     """Record the settings of the saved rounds, or refuse to continue them with others."""
-    now = json.loads(json.dumps({k: getattr(cfg, k) for k in BC_FIXED_ON_RESUME}))
+    keys = BC_FIXED_ON_RESUME + (LINEUP_FIXED_ON_RESUME if cfg.bc_setting == "lineup" else ())
+    now = json.loads(json.dumps({k: getattr(cfg, k) for k in keys}))
     path = rounds_dir / "settings.json"
     if path.is_file():
         before = json.loads(path.read_text())
-        changed = [k for k in BC_FIXED_ON_RESUME if before.get(k) != now[k]]
+        changed = [k for k in keys if before.get(k, _BEFORE_THE_SETTING.get(k)) != now[k]]
         if changed:
             raise ResumeError(
                 f"{rounds_dir} holds behaviour-cloning rounds made with other "
@@ -163,7 +192,7 @@ def _bc_round_path(rounds_dir: Path, round_: int) -> Path:
     return rounds_dir / f"round{round_}.pt"
 
 
-def _save_bc_round(model: Any, rounds_dir: Path, round_: int, stats: dict[str, float]) -> None:
+def _save_bc_round(model: Any, rounds_dir: Path, round_: int, stats: dict[str, Any]) -> None:
     """The policy's weights and its optimiser's state after `round_` (tensors only, read back
     with `weights_only=True`), then its statistics; each file written atomically."""
     import io
@@ -181,8 +210,8 @@ def _save_bc_round(model: Any, rounds_dir: Path, round_: int, stats: dict[str, f
 
 
 def _load_bc_round(
-    model: Any, rounds_dir: Path, round_: int, stats: dict[str, float]
-) -> dict[str, float]:
+    model: Any, rounds_dir: Path, round_: int, stats: dict[str, Any]
+) -> dict[str, Any]:
     """Restore the model as `round_` left it; add that round's statistics to `stats`."""
     import torch
 

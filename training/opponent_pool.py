@@ -2,8 +2,16 @@
 
 Each episode, every other seat draws an opponent: a frozen snapshot of the learner (saved into
 the run's pool folder every `snapshot_interval` steps, `save_snapshot`), a built-in heuristic,
-or the random policy, in the configured proportions; within a kind uniformly or by PFSP weights
-from the learner's results against each opponent (`PoolResults`, kept in the pool folder).
+or the random policy, in the configured proportions (`check_opponent_mix`); within a kind
+uniformly or by PFSP weights from the learner's results against each opponent (`PoolResults`,
+kept in the pool folder).
+
+The results are pairwise: in each finished game the learner is compared with every other seat
+on its own (`pairwise_outcomes`): it beat that seat (its reward is higher), lost to it (lower),
+or neither (equal rewards: both lost, or both won an alliance), which is not recorded.  So an
+opponent's recorded win rate means "how often the learner finished above that opponent when
+one of the two did", 0.5 between equals at any player count, and a game won by one opponent
+counts against that opponent only, not against the others who lost with the learner.
 """
 
 from __future__ import annotations
@@ -19,6 +27,25 @@ OPPONENT_WEIGHTINGS = ("uniform", "pfsp")
 
 HEURISTICS = ("aggressive", "economic")
 """The default `heuristic_opponents`."""
+
+PAIRWISE_CHANCE = 0.5
+"""The pairwise win rate between equals: the prior of an opponent not yet played."""
+
+
+def check_opponent_mix(p_self: float, p_heuristic: float, p_random: float) -> None:
+    """Raise ValueError unless the three shares of opponent seats (a snapshot of the learner, a
+    heuristic, the random policy) are each in [0, 1] and sum to 1."""
+    shares = {"p_self": p_self, "p_heuristic": p_heuristic, "p_random": p_random}
+    for name, value in shares.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{name}={value!r} must be a probability in [0, 1]")
+    total = p_self + p_heuristic + p_random
+    if abs(total - 1.0) > 1e-6:
+        raise ValueError(
+            "the opponent mix p_self + p_heuristic + p_random must sum to 1 (the chances that "
+            f"a seat is a snapshot of the learner, a heuristic, the random policy); got "
+            f"{p_self} + {p_heuristic} + {p_random} = {total:g}"
+        )
 
 
 @lru_cache(maxsize=16)
@@ -66,11 +93,32 @@ def learner_won(final_rewards: list[float], seat: int) -> bool:
     return final_rewards[seat] == best and min(final_rewards) < best
 
 
+def pairwise_outcomes(
+    opponents: list[str | None], final_rewards: list[float], seat: int
+) -> list[tuple[str, bool]]:
+    """(opponent name, the learner beat it) for every other seat whose final reward differs
+    from the learner's (END-7: a winner's reward is higher than a loser's); seats with the
+    learner's reward (both lost, or allies who won together) give no outcome."""
+    mine = final_rewards[seat]
+    return [
+        (name, mine > final_rewards[other])
+        for other, name in enumerate(opponents)
+        if other != seat and name is not None and final_rewards[other] != mine
+    ]
+
+
+RESULTS_VERSION = 2
+"""Version 2: pairwise outcomes (`pairwise_outcomes`).  Version 1 credited every opponent of
+a game with the learner's win or loss; such a file is not comparable and is read as empty."""
+
+
 class PoolResults:
-    """The learner's record (games, wins) against each opponent of the pool, by name
-    ("snapshot_000050000", "aggressive", "random", ...), kept in `{pool_dir}/results.json` so that
-    a resumed run keeps it.  The training process records results and saves the file after each
-    rollout; the environment processes read it (again when it changed) to weight their draws.
+    """The learner's pairwise record (decided, wins) against each opponent of the pool, by name
+    ("snapshot_000050000", "aggressive", "random", ...): games in which one of the two finished
+    above the other, and those the learner did (see the module docstring).  Kept in
+    `{pool_dir}/results.json` so that a resumed run keeps it.  The training process records
+    results and saves the file after each rollout; the environment processes read it (again
+    when it changed) to weight their draws.
     """
 
     def __init__(self, pool_dir: str | Path) -> None:
@@ -79,16 +127,23 @@ class PoolResults:
         self._signature: tuple[int, ...] = ()
         self._dirty = False
 
-    def record(self, opponents: list[str | None], won: bool) -> None:
-        """One finished game against the named opponents (each distinct name counted once)."""
-        for name in {n for n in opponents if n is not None}:
-            games_wins = self.records.setdefault(name, [0, 0])
-            games_wins[0] += 1
-            games_wins[1] += int(won)
+    def record(self, name: str, won: bool) -> None:
+        """One decided pairing: the learner finished above (`won`) or below `name`."""
+        decided_wins = self.records.setdefault(name, [0, 0])
+        decided_wins[0] += 1
+        decided_wins[1] += int(won)
         self._dirty = True
 
+    def record_game(
+        self, opponents: list[str | None], final_rewards: list[float], seat: int
+    ) -> None:
+        """A finished game: the pairwise outcome against each other seat (`pairwise_outcomes`;
+        two seats of the same opponent are two pairings)."""
+        for name, won in pairwise_outcomes(opponents, final_rewards, seat):
+            self.record(name, won)
+
     def win_rate(self, name: str, prior_rate: float, prior_games: float) -> float:
-        """The learner's win rate against `name`, with `prior_games` pseudo-games at
+        """The learner's pairwise win rate against `name`, with `prior_games` pseudo-games at
         `prior_rate` (that rate for an opponent never played)."""
         games, wins = self.records.get(name, (0, 0))
         if games + prior_games == 0:
@@ -119,9 +174,9 @@ class PoolResults:
         from dune_env.policies.weights import atomic_write_bytes
 
         data = {
-            "version": 1,
+            "version": RESULTS_VERSION,
             "opponents": {
-                n: dict(zip(("games", "wins"), r, strict=True))
+                n: dict(zip(("decided", "wins"), r, strict=True))
                 for n, r in sorted(self.records.items())
             },
         }
@@ -129,17 +184,19 @@ class PoolResults:
         self._dirty = False
 
     def load(self) -> None:
-        """Read the records from the file (none if there is no file)."""
+        """Read the records from the file (none if there is no file, or a version-1 file of
+        the former bookkeeping)."""
         self.records = {}
         if self.path.is_file():
             data = json.loads(self.path.read_text())
-            if not isinstance(data, dict) or data.get("version") != 1:
-                raise ValueError(f"{self.path}: not a version-1 pool results file")
-            for name, rec in data["opponents"].items():
-                games, wins = int(rec["games"]), int(rec["wins"])
-                if not 0 <= wins <= games:
-                    raise ValueError(f"{self.path}: {name} has {wins} wins in {games} games")
-                self.records[str(name)] = [games, wins]
+            version = data.get("version") if isinstance(data, dict) else None
+            if version not in (1, RESULTS_VERSION):
+                raise ValueError(f"{self.path}: not a version-{RESULTS_VERSION} pool results file")
+            for name, rec in data["opponents"].items() if version == RESULTS_VERSION else ():
+                decided, wins = int(rec["decided"]), int(rec["wins"])
+                if not 0 <= wins <= decided:
+                    raise ValueError(f"{self.path}: {name} has {wins} wins in {decided} pairings")
+                self.records[str(name)] = [decided, wins]
         self._dirty = False
 
     def refresh(self) -> None:
@@ -157,9 +214,11 @@ class PoolResults:
 class OpponentPool:
     """Draws every other seat's opponent at each episode start (called by the wrapper's reset
     with its seeded generator, so the draws are reproducible).  Each seat is a frozen snapshot
-    with probability p_self (when the pool has any), a heuristic with p_heuristic, else random;
-    within a kind, the opponent is drawn uniformly or, with weighting="pfsp", by the weights of
-    `PoolResults.weights` from the results recorded in the pool folder."""
+    with probability p_self (a heuristic while the pool has none), a heuristic with
+    p_heuristic, the random policy with p_random (the three sum to 1: `check_opponent_mix`; no
+    seat is ever random when p_random is 0); within a kind, the opponent is drawn uniformly or,
+    with weighting="pfsp", by the weights of `PoolResults.weights` from the pairwise results
+    recorded in the pool folder."""
 
     def __init__(
         self,
@@ -168,18 +227,19 @@ class OpponentPool:
         p_self: float,
         p_heuristic: float,
         weighting: str = "uniform",
-        pfsp_exponent: float = 2.0,
+        pfsp_exponent: float = 3.0,
         pfsp_prior_games: float = 4.0,
         heuristics: tuple[str, ...] = HEURISTICS,
+        p_random: float = 0.0,
     ) -> None:
-        if p_self < 0 or p_heuristic < 0 or p_self + p_heuristic > 1:
-            raise ValueError("need p_self >= 0, p_heuristic >= 0 and p_self + p_heuristic <= 1")
+        check_opponent_mix(p_self, p_heuristic, p_random)
         if weighting not in OPPONENT_WEIGHTINGS:
             raise ValueError(f"weighting={weighting!r}; use one of {OPPONENT_WEIGHTINGS}")
         self.pool_dir = Path(pool_dir)
         self.num_players = num_players
         self.p_self = p_self
         self.p_heuristic = p_heuristic
+        self.p_random = p_random
         self.weighting = weighting
         self.pfsp_exponent = pfsp_exponent
         self.pfsp_prior_games = pfsp_prior_games
@@ -197,7 +257,7 @@ class OpponentPool:
             return np.full(len(names), 1.0 / len(names))
         self.results.refresh()
         return self.results.weights(
-            names, self.pfsp_exponent, 1.0 / self.num_players, self.pfsp_prior_games
+            names, self.pfsp_exponent, PAIRWISE_CHANCE, self.pfsp_prior_games
         )
 
     def _pick(self, rng: np.random.Generator, names: list[str]) -> int:
@@ -224,7 +284,7 @@ class OpponentPool:
                         seats.append(None)
                         continue
                 seats.append(self._frozen_policies[path])
-            elif u < self.p_self + self.p_heuristic:
+            elif u < self.p_self + self.p_heuristic or not self.p_random:
                 name = self.heuristics[self._pick(rng, list(self.heuristics))]
                 seats.append(load_policy(name, seed=int(rng.integers(2**31))))
             else:

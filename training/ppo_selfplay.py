@@ -7,17 +7,20 @@ Read top to bottom:
    with a docstring; loaded from YAML, any field overridable as `--field-name value`.
 2. `OpponentPool`: each episode, every other seat draws an opponent: a frozen snapshot of the
    learner (saved every `snapshot_interval` steps), a built-in heuristic, or the random policy,
-   in the configured proportions; within a kind uniformly or by PFSP weights from the learner's
-   results against each opponent (`PoolResults`, kept in the run's pool folder); in
-   `training/opponent_pool.py`.
+   in the configured proportions (p_self + p_heuristic + p_random = 1); within a kind uniformly
+   or by PFSP weights from the learner's pairwise results against each opponent
+   (`PoolResults`, kept in the run's pool folder); in `training/opponent_pool.py`.
 3. The environments: `DuneSingleAgentEnv` (one learning seat, rotating; rewards that arrive on
    other players' turns are credited to the learner) in `n_envs` processes, or with
    `envs_per_process` > 1 that many games per process as one batched vector env.
-   Optionally a behaviour-cloning warm start with DAgger rounds (`training/imitation.py`).
+   Optionally a behaviour-cloning warm start with DAgger rounds (`training/imitation.py`), a
+   start from a shipped model's weights, and kickstarting: PPO plus an annealed imitation
+   term towards a teacher's choices on the learner's own states (`training/kickstart.py`).
 4. Callbacks: snapshots into the pool, the results of finished games (from their final infos),
-   periodic evaluation with the benchmark harness (win rates against random and the
-   heuristics, logged to TensorBoard; `training/callbacks.py`, `training.evaluate`), resumable
-   checkpoints (`training/checkpoints.py`).
+   periodic evaluation with the benchmark harness (against random and each heuristic, or the
+   benchmark's line-up on duplicate deals, keeping the best model; logged to TensorBoard;
+   `training/callbacks.py`, `training.evaluate`), resumable checkpoints
+   (`training/checkpoints.py`).
 5. The training loop itself, and the final model.
 
 The names that moved to those modules are importable from here too.
@@ -56,8 +59,16 @@ from training.checkpoints import (
     session_seed_of,
 )
 from training.config_utils import ConfigKeyError, RunConfig, config_from_cli
+from training.dagger import LineupImitationFields
 from training.evaluate import evaluate_model
 from training.imitation import BC_FIXED_ON_RESUME, behaviour_clone, collect_demonstrations
+from training.kickstart import (
+    KickstartFields,
+    algorithm_of,
+    configure_algorithm,
+    load_initial_weights,
+    with_teacher_labels,
+)
 from training.opponent_pool import (
     HEURISTICS,
     OPPONENT_WEIGHTINGS,
@@ -65,7 +76,9 @@ from training.opponent_pool import (
     FrozenPolicy,
     OpponentPool,
     PoolResults,
+    check_opponent_mix,
     learner_won,
+    pairwise_outcomes,
     save_snapshot,
 )
 from training.progress import Progress
@@ -97,6 +110,7 @@ __all__ = [
     "make_env",
     "make_pool",
     "make_vector_env",
+    "pairwise_outcomes",
     "ppo_hyperparameters",
     "resume_candidates",
     "resume_from_checkpoint",
@@ -109,9 +123,14 @@ __all__ = [
 ]
 
 
+EVAL_MODES = ("each", "lineup")
+
+
 @dataclass
-class PPOSelfPlayConfig(RunConfig):
-    """Hyper-parameters of a MaskablePPO self-play run (the shared fields are `RunConfig`'s)."""
+class PPOSelfPlayConfig(LineupImitationFields, KickstartFields, RunConfig):
+    """Hyper-parameters of a MaskablePPO self-play run (the shared fields are `RunConfig`'s,
+    the warm start and kickstart fields `KickstartFields`', the benchmark-setting imitation's
+    `LineupImitationFields`')."""
 
     config_name: str = "ppo"
     """Name of the configuration; the run folder is {out_dir}/{config_name}_seed{seed}."""
@@ -150,9 +169,13 @@ class PPOSelfPlayConfig(RunConfig):
     `shaping` x strategic regions the learner controls; shaping terms telescope, so a game's
     return differs from its reward only by that potential at the end (Ng et al., 1999)."""
     p_self: float = 0.4
-    """Probability that an opponent seat is a frozen snapshot of the learner (when any)."""
-    p_heuristic: float = 0.3
+    """Probability that an opponent seat is a frozen snapshot of the learner (a heuristic while
+    the pool has none).  p_self + p_heuristic + p_random must be 1."""
+    p_heuristic: float = 0.6
     """Probability that an opponent seat is a built-in heuristic (one of `heuristic_opponents`)."""
+    p_random: float = 0.0
+    """Probability that an opponent seat is the random policy (0: never; the benchmark's
+    line-ups have no random seat, and a random seat makes games easy for everyone else)."""
     heuristic_opponents: tuple[str, ...] = ("aggressive", "economic")
     """The registered heuristics an opponent seat may be (drawn within by `opponent_weighting`);
     also the baselines of the periodic evaluation."""
@@ -163,18 +186,32 @@ class PPOSelfPlayConfig(RunConfig):
     opponent_weighting: str = "uniform"
     """How an opponent is chosen within its kind (snapshot or heuristic; the kinds keep the
     p_self / p_heuristic proportions): "uniform", or "pfsp" (prioritized fictitious self-play,
-    Vinyals et al. 2019): weight (1 - w)^pfsp_exponent, w = the learner's recorded win rate
-    against that opponent, so the opponents it loses to are drawn more often."""
-    pfsp_exponent: float = 2.0
+    Vinyals et al. 2019): weight (1 - w)^pfsp_exponent, w = the learner's pairwise win rate
+    against that opponent (how often it finished above it), so the opponents it loses to are
+    drawn more often."""
+    pfsp_exponent: float = 3.0
     """Exponent of the pfsp weight (1 - win rate)^p: 0 is uniform, larger values focus harder on
-    the opponents the learner loses to."""
+    the opponents the learner loses to (3: pairwise rates 0.3 / 0.5 / 0.7 weigh 12.7 : 4.6 : 1)."""
     pfsp_prior_games: float = 4.0
-    """Pseudo-games at the uniform win rate 1/num_players added to each opponent's record, so
-    a new opponent starts at that rate and one lucky game does not decide its weight."""
+    """Pseudo-pairings at the even rate 0.5 added to each opponent's record, so a new opponent
+    starts there and one lucky game does not decide its weight."""
     eval_interval: int = 100_000
     """Learner steps between evaluations (0: never)."""
     eval_games: int = 40
-    """Games per evaluation opponent (seats rotated by the harness)."""
+    """Games per evaluation (rounded up to whole duplicate deals): per opponent with
+    eval_mode "each", in all with "lineup"."""
+    eval_mode: str = "each"
+    """"each": the model in one seat against copies of random and of each heuristic, one
+    duplicate run per opponent; "lineup": the benchmark's line-up, the model and
+    `heuristic_opponents` (repeated in order to fill the seats) in one duplicate run, the
+    model's strength paired against each of them (`training.evaluate.evaluate_lineup`)."""
+    best_against: str = ""
+    """With eval_mode "lineup": the line-up policy (e.g. "strategist") whose paired strength
+    difference ranks the evaluations; the best one so far is kept as best_model.safetensors
+    (+ .json) with best.json in the run folder ("": none kept)."""
+    target_kl: float | None = None
+    """Stop an update's epochs early once the approximate KL divergence from the rollout's
+    policy exceeds 1.5 x target_kl (sb3's option; None: never)."""
     checkpoint_interval: int = 50_000
     """Learner steps between resumable checkpoints."""
     keep_checkpoints: int = 3
@@ -211,6 +248,13 @@ class PPOSelfPlayConfig(RunConfig):
                 raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 0")
         if self.torch_threads < 1:
             raise ConfigKeyError(f"torch_threads={self.torch_threads!r} must be >= 1")
+        try:
+            check_opponent_mix(self.p_self, self.p_heuristic, self.p_random)
+            self._check_kickstart(self.envs_per_process)
+            self._check_imitation(self.num_players)
+        except ValueError as exc:
+            raise ConfigKeyError(str(exc)) from None
+        self._check_evaluation()
         from dune_env.policies.registry import BUILTIN_POLICIES
 
         unknown = [n for n in self.heuristic_opponents if n not in BUILTIN_POLICIES]
@@ -219,6 +263,21 @@ class PPOSelfPlayConfig(RunConfig):
                 f"heuristic_opponents={list(self.heuristic_opponents)!r}: need at least one, "
                 f"each a built-in policy (unknown: {unknown}; built-in: {sorted(BUILTIN_POLICIES)})"
             )
+
+    def _check_evaluation(self) -> None:
+        if self.eval_mode not in EVAL_MODES:
+            raise ConfigKeyError(
+                f"eval_mode={self.eval_mode!r} is not valid; use one of {EVAL_MODES}"
+            )
+        if self.best_against and (
+            self.eval_mode != "lineup" or self.best_against not in self.heuristic_opponents
+        ):
+            raise ConfigKeyError(
+                f"best_against={self.best_against!r} needs eval_mode 'lineup' and a name among "
+                f"heuristic_opponents {list(self.heuristic_opponents)}"
+            )
+        if self.target_kl is not None and not self.target_kl > 0:
+            raise ConfigKeyError(f"target_kl={self.target_kl!r} must be > 0 (or none: off)")
 
 
 # --- 2. The opponent pool (training/opponent_pool.py) --------------------------------------------
@@ -235,6 +294,7 @@ def make_pool(cfg: PPOSelfPlayConfig, pool_dir: str | Path) -> OpponentPool:
         cfg.pfsp_exponent,
         cfg.pfsp_prior_games,
         tuple(cfg.heuristic_opponents),
+        cfg.p_random,
     )
 
 
@@ -278,6 +338,7 @@ def make_vector_env(cfg: PPOSelfPlayConfig, pool_dir: str) -> Any:
         "learner": "rotate",
         "num_players": cfg.num_players,
         "opponent_sampler": make_pool(cfg, pool_dir),
+        "teacher": cfg.kickstart_teacher or None,  # labels for kickstarting
     }
     if cfg.n_envs > 1:
         venv: Any = SubprocDuneVecEnv(cfg.n_envs, cfg.envs_per_process, **kwargs)
@@ -421,6 +482,7 @@ def ppo_hyperparameters(cfg: PPOSelfPlayConfig) -> dict[str, Any]:
         "gae_lambda": cfg.gae_lambda,
         "clip_range": cfg.clip_range,
         "ent_coef": cfg.ent_coef,
+        "target_kl": cfg.target_kl,
         "policy_kwargs": {"net_arch": list(cfg.net_arch)},
         "seed": cfg.seed,
     }
@@ -464,28 +526,31 @@ def train(cfg: PPOSelfPlayConfig, quiet: bool = False) -> Path:
 
 def resume_or_start(cfg: PPOSelfPlayConfig, progress: Any, quiet: bool) -> tuple[Any, Any]:
     """(model, environments): resumed from the run's newest checkpoint that loads (with the
-    configured optimisation settings), else a new model, warm-started by behaviour cloning when
-    `bc_games` is set."""
-    from sb3_contrib import MaskablePPO
-
+    configured optimisation settings), else a new model, started from `init_weights` and
+    warm-started by behaviour cloning when `bc_games` is set."""
     run_dir = cfg.run_dir
+    algorithm = algorithm_of(cfg)  # MaskablePPO, or KickstartedPPO
 
     def build_venv(start_steps: int) -> Any:
         return build_envs(cfg, run_dir / "pool", start_steps)
 
-    resumed = resume_from_checkpoint(run_dir, cfg.device, build_venv) if cfg.resume else None
+    resumed = (
+        resume_from_checkpoint(run_dir, cfg.device, build_venv, algorithm) if cfg.resume else None
+    )
     if resumed is not None:
         model, venv = resumed
         # The configured optimisation settings apply to the resumed run.
         model.learning_rate = cfg.learning_rate
         model._setup_lr_schedule()
         model.ent_coef = cfg.ent_coef
+        model.target_kl = cfg.target_kl
+        configure_algorithm(model, cfg)
         model.tensorboard_log = str(run_dir / "tb")
         if not quiet:
             print(f"resuming {cfg.config_name}_seed{cfg.seed} from {model.num_timesteps} steps")
         return model, venv
     venv = build_venv(0)
-    model = MaskablePPO(
+    model = algorithm(
         "MlpPolicy",
         venv,
         **ppo_hyperparameters(cfg),
@@ -493,6 +558,10 @@ def resume_or_start(cfg: PPOSelfPlayConfig, progress: Any, quiet: bool) -> tuple
         device=cfg.device,
         verbose=0,
     )
+    configure_algorithm(model, cfg)
+    if cfg.init_weights:
+        load_initial_weights(model, cfg.init_weights)
+        save_snapshot(model, run_dir / "pool", 0, cfg.max_pool)  # the start, frozen
     if cfg.bc_games:
         rounds_dir = run_dir / "behaviour_cloning_rounds"
         if not cfg.resume:
@@ -512,7 +581,7 @@ def learn(model: Any, cfg: PPOSelfPlayConfig, callback: Any, progress: Any) -> N
         progress.start("PPO", cfg.total_timesteps, "steps", done=model.num_timesteps)
     model.learn(
         total_timesteps=remaining,
-        callback=callback,
+        callback=with_teacher_labels(callback, cfg),
         reset_num_timesteps=False,
         tb_log_name=f"{cfg.config_name}_seed{cfg.seed}",
     )

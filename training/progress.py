@@ -23,12 +23,17 @@ def duration(seconds: float) -> str:
 
 def evaluation_summary(step: int, records: dict[str, dict[str, Any]]) -> str:
     """`evaluation at 20,000 steps: vs random above (win 31.7%, chance 25%), ...` from
-    training.evaluate's records."""
+    training.evaluate's records; a line-up's paired records read `vs strategist level (paired
+    -0.09 [-1.32, +1.08], win 21.2%, chance 25%)`."""
     parts = []
     for opponent, r in records.items():
         chance = r.get("chance_win_rate")
         level = f", chance {chance:.0%}" if chance else ""
-        parts.append(f"vs {opponent} {r['judgement']} (win {r['win_rate']:.1%}{level})")
+        paired = ""
+        if r.get("strength_diff_ci95") is not None:
+            low, high = r["strength_diff_ci95"]
+            paired = f"paired {r['strength_diff']:+.2f} [{low:+.2f}, {high:+.2f}], "
+        parts.append(f"vs {opponent} {r['judgement']} ({paired}win {r['win_rate']:.1%}{level})")
     return f"evaluation at {step:,} steps: " + ", ".join(parts)
 
 

@@ -15,6 +15,11 @@ This is the engine behind both vector environments (`DuneVecEnv` for stable-base
 Each sub-env has its own seeded generator (the game seeds, its random seats, the opponent
 sampler), and engine policies given through `opponents` are copied per sub-env, so sub-env i's
 trajectory depends only on its own seed and actions, not on N or on the other sub-envs.
+
+With a `teacher` (a built-in engine policy, e.g. "strategist"), `teacher_actions` holds, for
+each learner's pending decision, the action id the teacher would choose there (-1 for a
+finished sub-env): labels for imitation or kickstarted training on the learner's own states.
+The teacher only looks; it never plays.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from ..engine.game import Game, apply_legal, legal_options
 from ..engine.state import Phase
 from ..environment.action_table import (
     NUM_ACTIONS,
+    action_of,
     illegal_action_message,
     legal_action_ids,
     option_of,
@@ -44,6 +50,7 @@ from ..environment.seating import (
     draw_game_seed,
     inline_seats,
     is_engine_policy,
+    named_policy,
     parse_learner,
     parse_opponents,
     play_opponents,
@@ -73,6 +80,7 @@ class _SubEnv:
         "fresh",
         "deals",
         "illegal_action",
+        "teacher",
     )
 
     def __init__(self, index: int, label: int, num_players: int, illegal_action: str) -> None:
@@ -90,6 +98,7 @@ class _SubEnv:
         self.fresh = False  # True until the learner's first decision of the episode
         self.deals = 0
         self.illegal_action = illegal_action
+        self.teacher: Any = None  # its own copy of the teacher, reseeded with each game
 
 
 class BatchedGames:
@@ -101,7 +110,9 @@ class BatchedGames:
     illegal learner action raises `IllegalActionError` (nothing is changed); under "penalize"
     that sub-env's episode ends with `illegal_penalty` and `info["illegal_action"]`.
     `first_index` numbers the sub-envs in error messages (a worker process of a multi-process
-    vector env holds sub-envs first_index, first_index + 1, ...).
+    vector env holds sub-envs first_index, first_index + 1, ...).  `teacher`: a built-in
+    engine policy (or its name) whose choice at each learner decision is written to
+    `teacher_actions` (see the module docstring).
 
     After `reset` / `step`, `obs` (N, OBS_SIZE) float32, `masks` (N, NUM_ACTIONS) bool,
     `rewards` (N,) float32, `terminated` (N,) bool and `learner_seats` (N,) hold the results;
@@ -117,6 +128,7 @@ class BatchedGames:
         illegal_action: str | Sequence[str] = "raise",
         illegal_penalty: float = -1.0,
         first_index: int = 0,
+        teacher: Any = None,
         **config: Any,
     ) -> None:
         if (
@@ -140,15 +152,18 @@ class BatchedGames:
         self._sampler = opponent_sampler
         self.first_index = first_index
         self.subenvs = [_SubEnv(i, first_index + i, n, modes[i]) for i in range(n_envs)]
+        self.teacher = _teacher_policy(teacher)
         for sub in self.subenvs:
             sub.learner = self.fixed_seat
             sub.opponents = _private_copies(self._opponents)
             sub.seats = _inline_seats(sub)
+            sub.teacher = copy.deepcopy(self.teacher)
         self.obs = np.zeros((n_envs, OBS_SIZE), dtype=np.float32)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self.rewards = np.zeros(n_envs, dtype=np.float32)
         self.terminated = np.zeros(n_envs, dtype=bool)
         self.learner_seats = np.full(n_envs, self.fixed_seat, dtype=np.int64)
+        self.teacher_actions = np.full(n_envs, -1, dtype=np.int64)
         # Rows handed to observation policies (one batch at a time).
         self._policy_obs = np.zeros((n_envs, OBS_SIZE), dtype=np.float32)
         self._policy_masks = np.zeros((n_envs, NUM_ACTIONS), dtype=np.int8)
@@ -223,6 +238,8 @@ class BatchedGames:
         game_seed = draw_game_seed(sub.rng)
         sub.game = Game(self.config.game, game_seed)
         reseed_opponents(sub.opponents, game_seed)
+        if sub.teacher is not None:
+            reseed_opponents([sub.teacher], game_seed)
         sub.state = sub.game.state
         sub.observer.invalidate()
         sub.over = False
@@ -458,6 +475,17 @@ class BatchedGames:
             sub.observer.observe(state, state.decision_count, sub.learner, out=obs[i])
             index += legal_action_ids(state, i * NUM_ACTIONS)
         self._flat_masks[index] = True
+        if self.teacher is not None:
+            self._write_teacher_actions()
+
+    def _write_teacher_actions(self) -> None:
+        """Each learner's pending decision as the teacher would take it (-1: sub-env over)."""
+        for sub in self.subenvs:
+            if sub.over:
+                self.teacher_actions[sub.index] = -1
+                continue
+            option = sub.teacher.act(sub.game, sub.learner)
+            self.teacher_actions[sub.index] = action_of(sub.state.pending_kind, int(option))
 
     def render(self, mode: str) -> list[Any]:
         """Each sub-env's game rendered as "ansi" text or an "rgb_array" image."""
@@ -480,6 +508,22 @@ def per_env_illegal_modes(illegal_action: str | Sequence[str], num_envs: int) ->
                 f"illegal_action of sub-env {i} is {mode!r}; use one of {ILLEGAL_ACTION_MODES}"
             )
     return list(modes)
+
+
+def _teacher_policy(teacher: Any) -> Any:
+    """The teacher as an engine policy (None: no teacher); only a built-in policy, which is
+    known to leave the game it is shown unchanged, may look at the learners' live games."""
+    if teacher is None:
+        return None
+    from ..match import is_builtin
+
+    policy = named_policy(teacher, 0) if isinstance(teacher, str) else teacher
+    if not is_engine_policy(policy) or not is_builtin(policy):
+        raise ValueError(
+            f"teacher={teacher!r}: the teacher must be a built-in engine policy (a registered "
+            "name such as 'strategist'), which decides on the live game without changing it"
+        )
+    return policy
 
 
 def _private_copies(policies: list[Any]) -> list[Any]:

@@ -13,6 +13,9 @@
   step; its last observation is `infos[i]["terminal_observation"]`, with `final_rewards`,
   `decisions`, `opponents` (as `DuneSingleAgentEnv`'s final info), `seat`, `faction_name`
   (and `illegal_action` under illegal_action="penalize").
+- With `teacher=` (a built-in engine policy's name, e.g. "strategist"), every step's info and
+  every reset info has `teacher_action`: the teacher's choice at the learner's decision that
+  the returned observation shows (`BatchedGames.teacher_actions`).
 - Sub-env attributes for `get_attr` / `env_method`: `learner_seat`, `game`, `num_players`,
   `render_mode`, `illegal_action`, `observation_space`, `action_space`, `action_masks()`.
 """
@@ -138,6 +141,7 @@ class DuneVecEnv(SubEnvMethods):
         self._reset_seeds()
         self._reset_options()  # (the environment takes no reset options)
         self.reset_infos = [{"seat": int(seat)} for seat in games.learner_seats]
+        self._add_teacher_actions(self.reset_infos)
         return games.obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -155,7 +159,14 @@ class DuneVecEnv(SubEnvMethods):
             info.update(final_info)
             info["terminal_observation"] = final_obs
             info["TimeLimit.truncated"] = False
+        self._add_teacher_actions(infos)
         return games.obs.copy(), games.rewards.copy(), games.terminated.copy(), infos
+
+    def _add_teacher_actions(self, infos: list[dict[str, Any]]) -> None:
+        """`teacher_action` of each observation handed out (with a teacher)."""
+        if self.games.teacher is not None:
+            for info, label in zip(infos, self.games.teacher_actions.tolist(), strict=True):
+                info["teacher_action"] = label
 
     def action_masks(self) -> np.ndarray:
         """The learners' legal actions, (num_envs, NUM_ACTIONS) bool."""

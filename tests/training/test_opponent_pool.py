@@ -1,6 +1,7 @@
-"""The opponent pool: results recorded per opponent, prioritized fictitious self-play (PFSP)
-weights that grow with the learner's loss rate, the results kept in the run folder across
-resumed sessions; the environments' final infos that feed it."""
+"""The opponent pool: the opponent mix (validated, never a random seat when p_random is 0),
+pairwise results recorded per opponent, prioritized fictitious self-play (PFSP) weights that
+grow with the learner's loss rate, the results kept in the run folder across resumed sessions;
+the environments' final infos that feed it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from training.ppo_selfplay import (
     PoolResults,
     PPOSelfPlayConfig,
     learner_won,
+    pairwise_outcomes,
     train,
 )
 
@@ -38,9 +40,9 @@ TINY = {
 def write_results(pool_dir: Path, records: dict[str, tuple[int, int]]) -> None:
     pool_dir.mkdir(parents=True, exist_ok=True)
     results = PoolResults(pool_dir)
-    for name, (games, wins) in records.items():
-        for g in range(games):
-            results.record([None, name], won=g < wins)
+    for name, (decided, wins) in records.items():
+        for g in range(decided):
+            results.record(name, won=g < wins)
     results.save()
 
 
@@ -52,23 +54,69 @@ def test_learner_won_is_the_highest_reward_not_shared_by_everyone() -> None:
     assert not learner_won([-1.0, -1.0, -1.0, -1.0], 2)  # nobody won
 
 
-def test_pfsp_weights_grow_with_the_learners_loss_rate(tmp_path: Path) -> None:
-    """Weight (1 - win rate)^p with the win rate smoothed by prior games at 1/num_players."""
+def test_pairwise_outcomes_credit_only_the_seats_that_finished_apart_from_the_learner() -> None:
+    """END-7 rewards (+1 each winner, -1 the others): a learner's win beats every other seat; a
+    game won by one opponent is a loss against that opponent only (the other losers finished
+    level with the learner); nobody winning, or winning together (an alliance, END-2), decides
+    nothing between the two."""
+    names = [None, "strategist", "economic", "snapshot_000000100"]
+    assert pairwise_outcomes(names, [1.0, -1.0, -1.0, -1.0], 0) == [
+        ("strategist", True), ("economic", True), ("snapshot_000000100", True),
+    ]  # fmt: skip
+    assert pairwise_outcomes(names, [-1.0, -1.0, 1.0, -1.0], 0) == [("economic", False)]
+    assert pairwise_outcomes(names, [-1.0] * 4, 0) == []
+    # Allied with seat 2 in a win: no outcome against it; two strategist seats, two pairings.
+    five = ["aggressive", None, "strategist", "economic", "strategist"]
+    assert pairwise_outcomes(five, [-1.0, 1.0, 1.0, -1.0, -1.0], 1) == [
+        ("aggressive", True), ("economic", True), ("strategist", True),
+    ]  # fmt: skip
+
+
+def test_a_game_won_by_one_opponent_is_not_held_against_the_others(tmp_path: Path) -> None:
+    """The former bookkeeping credited the learner's loss to every opponent of the game, so
+    the opponents that lost with it looked as strong as the winner; now only the winner's
+    record shows the loss, and its pairwise win rate falls below the others'."""
     results = PoolResults(tmp_path)
-    for _ in range(6):
-        results.record([None, "economic", "economic", "aggressive"], won=False)
-    for _ in range(6):
-        results.record([None, "aggressive"], won=True)
-    assert results.records == {"economic": [6, 0], "aggressive": [12, 6]}  # once per game
-    rate_e = results.win_rate("economic", 0.25, 4.0)
-    rate_a = results.win_rate("aggressive", 0.25, 4.0)
-    assert rate_e == pytest.approx(1 / 10) and rate_a == pytest.approx(7 / 16)
-    weights = results.weights(["economic", "aggressive", "never_played"], 2.0, 0.25, 4.0)
-    raw = np.array([(1 - 0.1) ** 2, (1 - 7 / 16) ** 2, 0.75**2])
+    opponents = [None, "strategist", "economic", "aggressive"]
+    for _ in range(10):
+        results.record_game(opponents, [-1.0, 1.0, -1.0, -1.0], seat=0)  # strategist wins
+    results.record_game(opponents, [1.0, -1.0, -1.0, -1.0], seat=0)  # the learner wins once
+    assert results.records == {"strategist": [11, 1], "economic": [1, 1], "aggressive": [1, 1]}
+    weights = results.weights(["strategist", "economic", "aggressive"], 3.0, 0.5, 4.0)
+    assert weights[0] > 5 * weights[1] and weights[1] == pytest.approx(weights[2])
+
+
+def test_pfsp_weights_grow_with_the_learners_loss_rate(tmp_path: Path) -> None:
+    """Weight (1 - win rate)^p with the pairwise win rate smoothed by prior pairings at 0.5."""
+    results = PoolResults(tmp_path)
+    for won in [False] * 6:
+        results.record("economic", won)
+    for won in [True, False] * 6:
+        results.record("aggressive", won)
+    assert results.records == {"economic": [6, 0], "aggressive": [12, 6]}
+    rate_e = results.win_rate("economic", 0.5, 4.0)
+    rate_a = results.win_rate("aggressive", 0.5, 4.0)
+    assert rate_e == pytest.approx(2 / 10) and rate_a == pytest.approx(8 / 16)
+    weights = results.weights(["economic", "aggressive", "never_played"], 2.0, 0.5, 4.0)
+    raw = np.array([(1 - 0.2) ** 2, (1 - 0.5) ** 2, 0.5**2])
     assert weights == pytest.approx(raw / raw.sum())
-    assert weights[0] > weights[2] > weights[1]  # lost most to economic: drawn most
-    uniform = results.weights(["economic", "aggressive"], 0.0, 0.25, 4.0)
+    assert weights[0] > weights[1] == pytest.approx(weights[2])  # lost most to economic
+    uniform = results.weights(["economic", "aggressive"], 0.0, 0.5, 4.0)
     assert uniform == pytest.approx([0.5, 0.5])  # exponent 0: uniform
+
+
+def test_the_default_pfsp_weighting_discriminates_between_opponents(tmp_path: Path) -> None:
+    """With the default exponent (3), an opponent the learner beats in 30% of their decided
+    pairings is drawn more than twice as often as an even one and 10x as often as one it
+    beats 70% of the time; the former (1 - w)^2 on whole-game win rates 0.15 vs 0.35 gave
+    less than 1.7x."""
+    exponent = PPOSelfPlayConfig().pfsp_exponent
+    results = PoolResults(tmp_path)
+    for name, wins in (("strong", 30), ("even", 50), ("weak", 70)):
+        for g in range(100):
+            results.record(name, g < wins)
+    strong, even, weak = results.weights(["strong", "even", "weak"], exponent, 0.5, 0.0)
+    assert strong / even > 2.5 and strong / weak > 10
 
 
 def test_pool_draws_follow_the_recorded_results(tmp_path: Path) -> None:
@@ -93,15 +141,65 @@ def test_pool_draws_follow_the_recorded_results(tmp_path: Path) -> None:
 
 def test_pool_results_file_is_validated(tmp_path: Path) -> None:
     results = PoolResults(tmp_path)
-    (tmp_path / RESULTS_FILE).write_text(json.dumps({"version": 2, "opponents": {}}))
-    with pytest.raises(ValueError, match="not a version-1 pool results file"):
+    (tmp_path / RESULTS_FILE).write_text(json.dumps({"version": 3, "opponents": {}}))
+    with pytest.raises(ValueError, match="not a version-2 pool results file"):
         results.load()
-    bad = {"version": 1, "opponents": {"aggressive": {"games": 2, "wins": 3}}}
+    bad = {"version": 2, "opponents": {"aggressive": {"decided": 2, "wins": 3}}}
     (tmp_path / RESULTS_FILE).write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match="aggressive has 3 wins in 2 games"):
+    with pytest.raises(ValueError, match="aggressive has 3 wins in 2 pairings"):
         results.load()
+    # A version-1 file (whole games credited to every opponent) is not comparable: not read.
+    old = {"version": 1, "opponents": {"aggressive": {"games": 9, "wins": 1}}}
+    (tmp_path / RESULTS_FILE).write_text(json.dumps(old))
+    results.load()
+    assert results.records == {}
     with pytest.raises(ValueError, match="weighting='best'"):
         OpponentPool(str(tmp_path), 4, 0.5, 0.5, weighting="best")
+
+
+@pytest.mark.parametrize(
+    ("mix", "message"),
+    [
+        ((0.4, 0.3, 0.0), "must sum to 1.*got 0.4 \\+ 0.3 \\+ 0.0 = 0.7"),
+        ((0.4, 0.6, 0.3), "= 1.3"),
+        ((-0.1, 1.1, 0.0), "p_self=-0.1 must be a probability in \\[0, 1\\]"),
+        ((0.0, 1.5, -0.5), "p_heuristic=1.5 must be a probability"),
+    ],
+)
+def test_the_opponent_mix_is_validated(
+    tmp_path: Path, mix: tuple[float, ...], message: str
+) -> None:
+    """p_self + p_heuristic + p_random: each a probability, summing to 1, or a clear error from
+    the pool and from the configuration (before anything runs)."""
+    p_self, p_heuristic, p_random = mix
+    with pytest.raises(ValueError, match=message):
+        OpponentPool(str(tmp_path), 4, p_self, p_heuristic, p_random=p_random)
+    with pytest.raises(ValueError, match=message):
+        PPOSelfPlayConfig(p_self=p_self, p_heuristic=p_heuristic, p_random=p_random)
+
+
+def test_the_pool_never_seats_random_when_p_random_is_zero(tmp_path: Path) -> None:
+    """Seeded draws with snapshots in the pool and without: no seat is ever the random policy
+    (None) when p_random is 0, while p_random 0.3 does seat it (so the check can fail)."""
+    from sb3_contrib import MaskablePPO
+
+    from dune_env.vector import DuneVecEnv
+    from training.ppo_selfplay import FrozenPolicy, save_snapshot
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    filled = tmp_path / "filled"
+    model = MaskablePPO("MlpPolicy", DuneVecEnv(1, num_players=4), policy_kwargs={"net_arch": [8]})
+    save_snapshot(model, filled, 100, 5)
+    for pool_dir in (empty, filled):
+        pool = OpponentPool(str(pool_dir), 4, 0.4, 0.6, heuristics=("strategist", "economic"))
+        seats = [s for _ in range(150) for s in pool(np.random.default_rng(7))]
+        seats += [s for g in range(150) for s in pool(np.random.default_rng(g))]
+        assert None not in seats
+        snapshots = sum(isinstance(s, FrozenPolicy) for s in seats)
+        assert (snapshots > 0) == (pool_dir == filled)
+        mixed = OpponentPool(str(pool_dir), 4, 0.4, 0.3, p_random=0.3)
+        assert None in [s for g in range(50) for s in mixed(np.random.default_rng(g))]
 
 
 def test_final_infos_name_the_opponents_and_count_the_decisions() -> None:
@@ -135,7 +233,12 @@ def test_training_records_results_and_a_resumed_run_keeps_them(tmp_path: Path) -
     same command continues from them (not from zero), and draws in the resumed session use
     them."""
     cfg = PPOSelfPlayConfig(
-        out_dir=str(tmp_path), config_name="pfsp", p_self=0.4, p_heuristic=0.4, **TINY
+        out_dir=str(tmp_path),
+        config_name="pfsp",
+        p_self=0.4,
+        p_heuristic=0.4,
+        p_random=0.2,
+        **TINY,
     )
     train(cfg)
     path = cfg.run_dir / "pool" / RESULTS_FILE
@@ -147,12 +250,12 @@ def test_training_records_results_and_a_resumed_run_keeps_them(tmp_path: Path) -
     info = json.loads((cfg.run_dir / "training.json").read_text())
     assert info["agent_steps_per_learner_step"] > 1  # every seat's decisions are counted
     # A record far from anything one session could produce: the resumed run must start from it.
-    edited = {**first, "economic": {"games": 1000, "wins": 0}}
-    path.write_text(json.dumps({"version": 1, "opponents": edited}))
+    edited = {**first, "economic": {"decided": 1000, "wins": 0}}
+    path.write_text(json.dumps({"version": 2, "opponents": edited}))
     train(dataclasses.replace(cfg, total_timesteps=512))
     second = json.loads(path.read_text())["opponents"]
-    assert second["economic"]["games"] >= 1000 and second["economic"]["wins"] <= 256
-    assert sum(r["games"] for r in second.values()) > sum(r["games"] for r in edited.values())
+    assert second["economic"]["decided"] >= 1000 and second["economic"]["wins"] <= 256
+    assert sum(r["decided"] for r in second.values()) > sum(r["decided"] for r in edited.values())
     pool = OpponentPool(str(cfg.run_dir / "pool"), 4, 0.0, 1.0, weighting="pfsp")
     weights = pool.probabilities(["aggressive", "economic"])
     assert weights[1] > weights[0]  # the never-beaten economic is drawn most

@@ -104,3 +104,19 @@ def test_the_quick_preset_trains_and_prints_progress(
     assert any(line.startswith("PPO: 128/128 steps (100%)") for line in lines)
     records = (tmp_path / "ppo_4p_quick_seed0" / "evaluations.jsonl").read_text()
     assert '"judgement"' in records and '"strength_ci95"' in records
+
+
+def test_a_line_up_evaluation_shows_the_paired_strength() -> None:
+    from training.progress import evaluation_summary
+
+    record = {
+        "judgement": "level",
+        "win_rate": 0.212,
+        "chance_win_rate": 0.25,
+        "strength_diff": -0.089,
+        "strength_diff_ci95": [-1.32, 1.076],
+    }
+    assert evaluation_summary(20_480, {"strategist": record}) == (
+        "evaluation at 20,480 steps: vs strategist level "
+        "(paired -0.09 [-1.32, +1.08], win 21.2%, chance 25%)"
+    )

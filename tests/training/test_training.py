@@ -55,7 +55,7 @@ def test_ppo_selfplay_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Pat
 def test_ppo_selfplay_on_a_vector_env(tmp_path: Path) -> None:
     """envs_per_process > 1: the games of a process are one batched vector env (its
     frozen-snapshot opponents answered in batches); training still writes a legal model."""
-    tiny = {**TINY, "n_steps": 64, "envs_per_process": 4, "p_self": 0.7}
+    tiny = {**TINY, "n_steps": 64, "envs_per_process": 4, "p_self": 0.7, "p_heuristic": 0.3}
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="vector", **tiny)
     final = train(cfg)
     assert list((tmp_path / "vector_seed0" / "pool").glob("snapshot_*.json"))
