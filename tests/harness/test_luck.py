@@ -138,16 +138,21 @@ def test_without_luck_the_soft_fit_is_the_winner_fit():
 def test_adjusted_scores_feed_the_fit_the_paired_table_and_the_sprt(tmp_path: Path):
     """A luck-adjusted run: results.csv holds each seat's luck, the paired table and the
     sequential test's deal scores are the adjusted ones, the unadjusted fit is kept."""
-    result = run_benchmark(
-        ["aggressive", "random"],
-        num_players=4,
-        games=8,
-        duplicate=True,
-        out_dir=tmp_path,
-        luck_samples=2,
-        bootstrap=0,
-        plots=False,
-    )
+
+    def luck_run(resume: bool):
+        return run_benchmark(
+            ["aggressive", "random"],
+            4,
+            8,
+            duplicate=True,
+            out_dir=tmp_path,
+            luck_samples=2,
+            bootstrap=0,
+            plots=False,
+            resume=resume,
+        )
+
+    result = luck_run(resume=False)
     rows = result.rows
     assert any(r.luck_win != 0.0 for r in rows)
     assert json.loads((tmp_path / "run.json").read_text())["luck_samples"] == 2
@@ -163,17 +168,7 @@ def test_adjusted_scores_feed_the_fit_the_paired_table_and_the_sprt(tmp_path: Pa
     adjusted = outcomes(rows, luck_adjusted=True)
     assert all(len(g.scores) == 4 for g in adjusted)
     # resume: the rows read back with their luck
-    again = run_benchmark(
-        ["aggressive", "random"],
-        num_players=4,
-        games=8,
-        duplicate=True,
-        out_dir=tmp_path,
-        luck_samples=2,
-        bootstrap=0,
-        plots=False,
-        resume=True,
-    )
+    again = luck_run(resume=True)
     assert [r.luck_win for r in again.rows] == [r.luck_win for r in rows]
 
 
