@@ -255,14 +255,27 @@ def load_published(directory: Path | None = None) -> dict[str, Any] | None:
     return _checked(_read_json(others[-1], ""), others[-1]) if others else None
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_interval(value: Any) -> bool:
+    """None (no interval) or [low, high]."""
+    return value is None or (
+        isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value)
+    )
+
+
 def _is_row(row: Any) -> bool:
-    number = (int, float)
     return (
         isinstance(row, dict)
         and isinstance(row.get("policy"), str)
-        and (row.get("strength") is None or isinstance(row.get("strength"), number))
-        and isinstance(row.get("win_rate"), number)
-        and isinstance(row.get("control_win_rate"), number)
+        and (row.get("strength") is None or _is_number(row.get("strength")))
+        and all(_is_number(row.get(key)) for key in ("win_rate", "control_win_rate"))
+        and all(
+            _is_interval(row.get(f"{key}_ci95"))
+            for key in ("strength", "win_rate", "control_win_rate")
+        )
     )
 
 
@@ -347,9 +360,10 @@ def placement_text(
         )
         lines += ["", f"{n} players:", "", *TABLE_HEAD]
         for rank, row in enumerate(rows, 1):
-            reference = ours["reference"] if row["mark"] == " (this run)" else count["reference"]
+            mine_row = row["mark"] == " (this run)"
+            reference = ours["reference"] if mine_row else count.get("reference")
             name = row["policy"] + row["mark"]
-            name = f"**{name}**" if row["mark"] == " (this run)" else name
+            name = f"**{name}**" if mine_row else name
             lines.append(f"| {rank} | {name} | {strength_text(row, reference)} | {_rates(row)} |")
         lines += ["", *(_landing(row, rows, n) for row in new)]
     return "\n".join(lines)

@@ -185,14 +185,19 @@ def test_the_placement_notes_another_suite_version_build_and_length(
 
 
 @pytest.mark.usefixtures("cheap_suite")
+@pytest.mark.parametrize(("key", "bad"), [("strength", "strong"), ("win_rate_ci95", [0.1])])
 def test_a_malformed_published_table_is_one_line_not_a_crash(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    key: str,
+    bad: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Bad input: the published file is data; a malformed one is named, the run still passes."""
     monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
     monkeypatch.setattr(leaderboard, "DATA_DIR", tmp_path / "data")
     broken = _published()
-    broken["player_counts"]["3"]["rows"][0]["strength"] = "strong"
+    broken["player_counts"]["3"]["rows"][0][key] = bad
     _publish(tmp_path / "data", broken, suite.SUITE_VERSION)
     assert (
         bench_main([*CANDIDATE, "--no-progress", "--no-plots", "--out", str(tmp_path / "o")]) == 0
