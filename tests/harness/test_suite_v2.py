@@ -76,8 +76,9 @@ def test_the_generator_writes_the_table_with_its_command_and_versions(
 ) -> None:
     md, data = tmp_path / "leaderboard.md", tmp_path / "data" / "leaderboard_v2.json"
     args = ["--from", str(tiny_run), "--markdown", str(md), "--json", str(data)]
-    assert leaderboard.main(args) == 0
+    assert leaderboard.main([*args, "--note", "Played twice."]) == 0
     text = md.read_text()
+    assert "- **Note**: Played twice." in text
     assert f"dune_v1 standard suite v{suite.SUITE_VERSION} (short)" in text
     assert (
         f"`dune-bench --suite standard-short --policies random --workers 1 --out {tiny_run}`"
