@@ -424,9 +424,25 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.out if args.run else args.source)
     command = None
     if args.run:
+        if not args.resume and folder.is_dir() and any(folder.iterdir()):
+            print(
+                f"leaderboard: --out {folder} is not empty; add --resume to continue that "
+                "suite, or choose another --out",
+                file=sys.stderr,
+            )
+            return 2
+        from .exits import bad_input_errors
         from .suite import run_suite
 
-        run_suite(None, workers=args.workers, out_dir=folder, progress=True, resume=args.resume)
+        try:
+            run_suite(None, workers=args.workers, out_dir=folder, progress=True, resume=args.resume)
+        except bad_input_errors() as exc:
+            print(f"leaderboard: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            again = f"--run --resume --workers {args.workers} --out {folder}"
+            print(f"\nleaderboard: interrupted; continue with {again}", file=sys.stderr)
+            return 130
         command = f"dune-bench --suite standard --workers {args.workers} --out {folder}"
     try:
         table = build_table(folder, command)

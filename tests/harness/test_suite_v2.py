@@ -107,6 +107,24 @@ def test_the_generator_refuses_a_folder_that_is_not_a_finished_suite(
     assert len(err.strip().splitlines()) == 1 and not md.exists()
 
 
+@pytest.mark.usefixtures("cheap_suite")
+def test_the_generator_plays_the_full_suite_first_with_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
+    monkeypatch.setitem(suite.DEALS, "standard", 1)
+    out, md, data = tmp_path / "run", tmp_path / "l.md", tmp_path / "l.json"
+    args = ["--run", "--out", str(out), "--markdown", str(md), "--json", str(data)]
+    assert leaderboard.main(args) == 0
+    text = md.read_text()
+    assert (
+        f"`dune-bench --suite standard --workers 1 --out {out}`" in text and "(short)" not in text
+    )
+    # a second --run into the finished folder is refused without --resume (nothing replaced)
+    assert leaderboard.main(args) == 2
+    assert "is not empty; add --resume" in capsys.readouterr().err
+
+
 def _published(version: int = suite.SUITE_VERSION, build: str | None = None) -> dict[str, Any]:
     """A small fake published table at 3 players."""
 
