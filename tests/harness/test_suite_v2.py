@@ -96,6 +96,24 @@ def test_the_generator_writes_the_table_with_its_command_and_versions(
     assert strengths == sorted(strengths, reverse=True)  # strongest first
 
 
+def test_the_generator_says_when_player_counts_record_different_software(
+    tiny_run: Path,
+) -> None:
+    """A suite continued after its code changed: the page names each count's software."""
+    summary = json.loads((tiny_run / "3p" / "summary.json").read_text())
+    summary["meta"]["software"]["git"] = {"commit": "f" * 40, "local_changes": False}
+    (tiny_run / "4p").mkdir()
+    (tiny_run / "4p" / "summary.json").write_text(json.dumps(summary))
+    table = leaderboard.build_table(tiny_run)
+    assert sorted(table["player_counts"]) == ["3", "4"]
+    note = table["software_by_player_count"]
+    assert note.startswith("3p: ") and "; 4p: " in note and "git commit ffffffffffff" in note
+    page = leaderboard.render_markdown(table, "the generator")
+    assert f"- **Software by player count** (they differ): {note}" in page
+    (tiny_run / "4p" / "summary.json").unlink()
+    assert leaderboard.build_table(tiny_run)["software_by_player_count"] is None
+
+
 def test_the_generator_refuses_a_folder_that_is_not_a_finished_suite(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
