@@ -242,3 +242,11 @@ def test_a_malformed_published_table_is_one_line_not_a_crash(
     err = capsys.readouterr().err
     assert "the published table was not read" in err and "is not a published leaderboard" in err
     assert "Traceback" not in err
+
+
+def test_the_shipped_table_is_the_current_suite_version() -> None:
+    """The package data's table (docs/leaderboard.md's copy) is of this suite version."""
+    table = leaderboard.load_published()
+    assert table is not None and table["version"] == suite.SUITE_VERSION
+    assert not table["short"] and table["seed"] == 0
+    assert sorted(table["player_counts"]) == [str(n) for n in suite.PLAYER_COUNTS]
