@@ -390,6 +390,10 @@ def placement_text(
     return "\n".join(lines)
 
 
+def _label(row: dict[str, Any]) -> str:
+    return row["policy"] + row.get("mark", "")
+
+
 def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
     """One sentence: the row's rank and its neighbours among the published rows."""
     others = [r for r in rows if r.get("mark") != " (this run)"]
@@ -399,10 +403,10 @@ def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
     below = [r for r in others if r not in above]
     where = []
     if above:
-        where.append(f"below {above[-1]['policy']} ({above[-1]['strength']:+.2f})")
+        where.append(f"below {_label(above[-1])} ({above[-1]['strength']:+.2f})")
     if below:
         value = below[0]["strength"]
-        where.append(f"above {below[0]['policy']} ({'–' if value is None else f'{value:+.2f}'})")
+        where.append(f"above {_label(below[0])} ({'–' if value is None else f'{value:+.2f}'})")
     return (
         f"- {row['policy']}: {row['strength']:+.2f}, rank {len(above) + 1} of {len(others) + 1} "
         f"at {n} players, {' and '.join(where)}."

@@ -26,8 +26,9 @@
 
 Why these numbers: one game with an mcts-strategist-16 seat costs 1.2-2.1 CPU-s on the compiled
 build (3-6 players) against 0.01-0.2 s without one, and the search sits in about 60% of the
-games (every game at 6 players), so the full suite costs about 35 CPU-minutes on the compiled
-build and the short one about 5 (docs/baselines.md). Version 1's rule of every combination of
+games (every game at 6 players), so the full suite costs at most 38 CPU-minutes on the compiled
+build (measured: 37.9 min of playing time on one worker of a loaded machine) and the short one
+about 5 (docs/baselines.md). Version 1's rule of every combination of
 as many policies as seats would have made 35 line-ups at 3 players from 7 policies.
 
 Version policy: the environment keeps its version (dune_v1); a change to anything above makes a
