@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import policy_names
 from .exits import bad_input_errors, interrupted, refused
-from .suite import SUITE_NAME, SUITE_VERSION
+from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
 
 if TYPE_CHECKING:
     from .benchmark import BenchmarkResult
@@ -69,8 +69,8 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
         "--suite",
         choices=["standard", "standard-short"],
         help=f"run the {SUITE_NAME} v{SUITE_VERSION} (docs/baselines.md) on --policies plus the\n"
-        "references mcts-strategist-16, strategist, bc-4p, economic, aggressive, random, and\n"
-        "print where they land in the published table (docs/leaderboard.md);\n"
+        f"references {', '.join(REFERENCES)},\n"
+        "and print where they land in the published table (docs/leaderboard.md);\n"
         "'standard-short' is its quick version",
     )
     parser.add_argument(

@@ -25,11 +25,11 @@
   published table of the same version (`leaderboard.py`, docs/leaderboard.md).
 
 Why these numbers: one game with an mcts-strategist-16 seat costs 1.2-2.1 CPU-s on the compiled
-build (3-6 players) against 0.01-0.2 s without one, and the search sits in about 60% of the
+build (3-6 players) against 0.01-0.2 s without one, and the search sits in 812 of the 1,512
 games (every game at 6 players), so the full suite costs at most 38 CPU-minutes on the compiled
 build (measured: 37.9 min of playing time on one worker of a loaded machine) and the short one
-about 5 (docs/baselines.md). Version 1's rule of every combination of
-as many policies as seats would have made 35 line-ups at 3 players from 7 policies.
+about 5 (docs/baselines.md). Version 1's rule, every combination of as many policies as seats,
+would have made 20 line-ups at 3 players and 35 at 4.
 
 Version policy: the environment keeps its version (dune_v1); a change to anything above makes a
 new suite version (`SUITE_VERSION`), and results of different versions are not compared.
