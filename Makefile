@@ -86,8 +86,10 @@ browser:
 		echo "make: no chromium and no root apt-get to install it; the browser tests will be skipped"; \
 	fi
 
-# The main job: the short version of the dune_v1 standard suite v1 (ppo-4p, aggressive, economic,
-# random; 3-6 players, duplicate deals; about 2 minutes on 2 cores): strength with 95% intervals.
+# The main job: the short version of the dune_v1 standard suite v2 (ppo-4p and the references
+# mcts-strategist-16, strategist, bc-4p, economic, aggressive, random; 3-6 players, duplicate
+# deals; a few minutes on 2 cores): strength with 95% intervals, and where ppo-4p lands in the
+# published table (docs/leaderboard.md).
 # The last line says which build ran.
 run: setup
 	rm -rf runs/benchmark  # the main job's own folder: dune-bench refuses to overwrite a run

@@ -20,6 +20,7 @@ from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import policy_names
 from .exits import bad_input_errors, interrupted, refused
 from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
+from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
 
 if TYPE_CHECKING:
     from .benchmark import BenchmarkResult
@@ -68,8 +69,10 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite",
         choices=["standard", "standard-short"],
-        help="run the dune_v1 standard suite v1 (docs/baselines.md) on --policies plus the\n"
-        "baselines aggressive, economic, random; 'standard-short' is its quick version",
+        help=f"run the {SUITE_NAME} v{SUITE_VERSION} (docs/baselines.md) on --policies plus the\n"
+        f"references {', '.join(REFERENCES)},\n"
+        "and print where they land in the published table (docs/leaderboard.md);\n"
+        "'standard-short' is its quick version",
     )
     parser.add_argument(
         "--bootstrap",
@@ -375,10 +378,26 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
         again = " ".join([*_suite_args(args), "--resume", "--out", out])
         return interrupted(f"the suite was not finished (continue with {again})")
     print(result.text)
+    _print_placement(result.summaries, args)
     print(
         f"\n{result.games} games in {result.seconds:.1f} s; report written to {out}/suite_report.md"
     )
     return 1 if result.failures else 0
+
+
+def _print_placement(summaries: dict[int, dict[str, Any]], args: argparse.Namespace) -> None:
+    """Where the suite's candidates land in the published table (docs/leaderboard.md)."""
+    from .leaderboard import LeaderboardError, load_published, placement_text
+    from .suite import DEFAULT_CANDIDATES
+
+    candidates = list(dict.fromkeys(args.policies or DEFAULT_CANDIDATES))
+    try:
+        published = load_published()
+    except LeaderboardError as exc:
+        print(f"dune-bench: the published table was not read: {exc}", file=sys.stderr)
+        return
+    short = args.suite == "standard-short"
+    print("\n" + placement_text(summaries, candidates, published, short=short, seed=args.seed))
 
 
 if __name__ == "__main__":

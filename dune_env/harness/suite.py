@@ -1,29 +1,43 @@
-"""The dune_v1 standard suite, version 1: a fixed, citable benchmark protocol.
+"""The dune_v1 standard suite, version 2: a fixed, citable benchmark protocol.
 
     dune-bench --suite standard --policies my_pkg:MyAgent --out runs/suite
 
-"dune_v1 standard suite v1" is:
+"dune_v1 standard suite v2" is:
 
-- **policies**: the candidates (`--policies`, default `ppo-4p`) plus the baselines
-  `aggressive`, `economic` and `random` (the reference, strength 0);
-- **player counts** 3, 4, 5 and 6;
-- **line-ups**: at each player count, the policies repeated to fill the seats when they fit,
-  else every combination of as many policies as seats (each a separate line-up);
+- **policies**: the candidates (`--policies`, default `ppo-4p`) plus the references
+  `mcts-strategist-16`, `strategist`, `bc-4p`, `economic`, `aggressive` and `random` (the
+  reference of the strength scale, 0), in that order after the candidates;
+- **player counts** 3, 4, 5 and 6; a policy sits only at the counts it may play
+  (`SEATED_ONLY_AT`): `bc-4p`, trained on 4-player games only, sits at 4 players only;
+- **line-ups**: at each player count, with P policies seated there and n seats: one line-up
+  of the policies repeated to fill the seats when P <= n, else the P cyclic windows of n
+  policies (line-up j holds policies j, j+1, ..., j+n-1, counted round the list), so every
+  policy sits in exactly n line-ups, once in each: every policy plays the same number of seats;
 - **duplicate deals**: each deal is played under every rotation of its line-up, with one seed
   and one faction per seat (`schedule(..., duplicate=True)`), default game options;
-- **deals**: 200 per player count (`standard`), split evenly over the line-ups; 25 in the short
-  version (`standard-short`, what `make run` plays);
+- **deals**: 84 per player count (`standard`), split evenly over the line-ups (rounded up);
+  12 in the short version (`standard-short`, what `make run` plays);
 - **seeds**: line-up j at n players uses schedule seed `base + 1000 * n + j` (base 0 unless
   `--seed` is given; a result quoted as the suite must use base 0);
 - **reported**: each policy's faction-adjusted strength per player count with its 95% bootstrap
   interval over deals (stats.fit_strength fitted on all games of that player count), its win
-  and control-win rates, and the head-to-head table.
+  and control-win rates, and the head-to-head table; and where the candidates land in the
+  published table of the same version (`leaderboard.py`, docs/leaderboard.md).
 
-A change to any of these makes a new version (`SUITE_VERSION`)."""
+Why these numbers: one game with an mcts-strategist-16 seat costs 1.2-2.1 CPU-s on the compiled
+build (3-6 players) against 0.01-0.2 s without one, and the search sits in 812 of the 1,512
+games (every game at 6 players), so the full suite costs at most 38 CPU-minutes on the compiled
+build (measured: 37.9 min of playing time on one worker of a loaded machine) and the short one
+about 5 (docs/baselines.md). Version 1's rule, every combination of as many policies as seats,
+would have made 20 line-ups at 3 players and 35 at 4.
+
+Version policy: the environment keeps its version (dune_v1); a change to anything above makes a
+new suite version (`SUITE_VERSION`), and results of different versions are not compared.
+Version 1 (the candidates plus aggressive, economic and random; every combination when the
+policies outnumber the seats; 200 deals, 25 short) is retired."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import time
@@ -36,23 +50,35 @@ from .types import GameFailure, SeatResult
 from .verdict import legend, verdicts
 
 SUITE_NAME = "dune_v1 standard suite"
-SUITE_VERSION = 1
+SUITE_VERSION = 2
 PLAYER_COUNTS = (3, 4, 5, 6)
-BASELINES = ("aggressive", "economic", "random")
+# The reference policies, strongest first by docs/baselines.md (the order sets the line-ups).
+REFERENCES = ("mcts-strategist-16", "strategist", "bc-4p", "economic", "aggressive", "random")
+# The player counts a policy may sit at, when not all (a model trained for one count).
+SEATED_ONLY_AT: dict[str, tuple[int, ...]] = {"bc-4p": (4,)}
 DEFAULT_CANDIDATES = ("ppo-4p",)
-DEALS = {"standard": 200, "standard-short": 25}
+DEALS = {"standard": 84, "standard-short": 12}
 
 
 def suite_policies(candidates: list[str] | None) -> list[str]:
+    """The candidates (default `DEFAULT_CANDIDATES`) then the references, each once."""
     chosen = list(DEFAULT_CANDIDATES) if candidates is None else list(candidates)
-    return list(dict.fromkeys(chosen + list(BASELINES)))
+    return list(dict.fromkeys(chosen + list(REFERENCES)))
+
+
+def seated_at(policies: list[str], num_players: int) -> list[str]:
+    """The policies that may sit at `num_players` seats (`SEATED_ONLY_AT`), in order."""
+    return [p for p in policies if num_players in SEATED_ONLY_AT.get(p, PLAYER_COUNTS)]
 
 
 def lineups(policies: list[str], num_players: int) -> list[list[str]]:
-    """The suite's line-ups at `num_players` seats."""
+    """The suite's line-ups of `policies` at `num_players` seats: all of them repeated to fill
+    the seats when they fit, else the cyclic windows of `num_players` policies (each policy in
+    exactly `num_players` line-ups, once in each)."""
     if len(policies) <= num_players:
         return [list(policies)]
-    return [list(c) for c in itertools.combinations(policies, num_players)]
+    count = len(policies)
+    return [[policies[(j + k) % count] for k in range(num_players)] for j in range(count)]
 
 
 @dataclass
@@ -109,7 +135,7 @@ def run_suite(
     total_games = 0
     total_failures = 0
     for n in PLAYER_COUNTS:
-        groups = lineups(policies, n)
+        groups = lineups(seated_at(policies, n), n)
         per_lineup = max(1, math.ceil(deals / len(groups)))
         played = _play_lineups(groups, n, per_lineup, seed, directory, benchmark_options)
         rows, failures, seconds, workers_used = played
@@ -202,7 +228,7 @@ def _count_section(
     from .report import leaderboard
 
     title = f"## {n} players ({summary['games']} games, {meta['deals']} duplicate deals)"
-    judged = [p for p in policies if p not in BASELINES]
+    judged = [p for p in policies if p not in REFERENCES]
     sections = [title, "", leaderboard(summary), ""]
     sections += [*(f"- {line}" for line in verdicts(summary, judged)), ""]
     return sections

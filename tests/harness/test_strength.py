@@ -202,13 +202,11 @@ def test_duplicate_benchmark_reports_strength_and_head_to_head(tmp_path: Path) -
     assert (tmp_path / "strength.png").stat().st_size > 1000
 
 
-def test_suite_reports_strength_per_player_count(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("cheap_suite")
+def test_suite_reports_strength_per_player_count(tmp_path: Path) -> None:
     """The standard suite's protocol on a tiny budget (one deal per player count)."""
     from dune_env.harness import suite
 
-    monkeypatch.setitem(suite.DEALS, "standard-short", 1)
     result = suite.run_suite(["random"], short=True, out_dir=tmp_path, plots=False, bootstrap=5)
     assert sorted(result.summaries) == [3, 4, 5, 6]
     # 3 policies fit every table: one line-up per player count, each deal in all rotations
@@ -219,14 +217,6 @@ def test_suite_reports_strength_per_player_count(
     assert set(data["strength"]["aggressive"]) == {"3", "4", "5", "6"}
     assert (tmp_path / "4p" / "report.md").exists()
     assert "4 players" in result.text
-
-
-def test_suite_line_ups_cover_combinations_when_policies_outnumber_seats() -> None:
-    from dune_env.harness.suite import lineups, suite_policies
-
-    policies = suite_policies(None)
-    assert policies == ["ppo-4p", "aggressive", "economic", "random"]
-    assert len(lineups(policies, 3)) == 4 and lineups(policies, 4) == [policies]
 
 
 def test_suite_refuses_flags_it_fixes(capsys: pytest.CaptureFixture[str]) -> None:

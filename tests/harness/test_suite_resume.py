@@ -24,10 +24,10 @@ def _strength(folder: Path) -> Any:
     return json.loads((folder / "suite_summary.json").read_text())["strength"]
 
 
+@pytest.mark.usefixtures("cheap_suite")
 def test_an_interrupted_suite_resumes_into_the_same_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(suite.DEALS, "standard-short", 1)
     whole = tmp_path / "whole"
     assert bench_main([*ARGS, "--out", str(whole)]) == 0
     printed = capsys.readouterr().out
@@ -68,11 +68,11 @@ def test_an_interrupted_suite_resumes_into_the_same_results(
     assert _strength(cut) == _strength(whole)
 
 
+@pytest.mark.usefixtures("cheap_suite")
 def test_suite_progress_names_the_line_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The progress lines (plain lines off a terminal) say which line-up they count."""
-    monkeypatch.setitem(suite.DEALS, "standard-short", 1)
     monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
     suite.run_suite(["strategist"], short=True, out_dir=tmp_path, plots=False, progress=True)
     err = capsys.readouterr().err

@@ -50,9 +50,11 @@ def test_the_installed_package_is_the_wheel_and_runs_compiled() -> None:
     assert info["compile_failure"] is None
     for name in info["modules"]:
         assert sys.modules[name].__file__.startswith(str(package))
-    # The shipped models and the replay viewer's assets are package data.
+    # The shipped models, the replay viewer's assets and the published suite table are
+    # package data.
     assert (package / "policies" / "checkpoints" / "bc_4p.safetensors").is_file()
     assert (package / "replay" / "assets" / "replay.html").is_file()
+    assert list((package / "harness" / "data").glob("leaderboard_v*.json"))
 
 
 def test_the_wheel_plays_the_recorded_games() -> None:

@@ -1,0 +1,486 @@
+"""The published results of the standard suite, and where a new agent lands in them.
+
+    python -m dune_env.harness.leaderboard --from runs/suite_v2       # a finished suite's folder
+    python -m dune_env.harness.leaderboard --run --workers 1 --out runs/suite_v2  # play it first
+
+writes `docs/leaderboard.md` (a table per player count: strength with its 95% interval, win
+rate, control-win rate; the command, the build, the package and dependency versions, the git
+commit and the suite version that produced it) and its machine-readable copy
+`dune_env/harness/data/leaderboard_v<VERSION>.json`, shipped with the package.  After a suite,
+`dune-bench --suite standard --policies mine` prints `placement_text`: the candidates' rows among
+the published rows of the same player count, with a note when the published table was made by
+another suite version, build, seed or length.
+
+A published table is read as data: a malformed file is reported in one line, never run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .suite import DEALS, PLAYER_COUNTS, SUITE_NAME, SUITE_VERSION
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+DEFAULT_MARKDOWN = Path("docs") / "leaderboard.md"
+
+
+class LeaderboardError(ValueError):
+    """A folder that is not a finished suite, or a published table that cannot be read."""
+
+
+def published_path(version: int = SUITE_VERSION, directory: Path | None = None) -> Path:
+    """Where the published table of suite `version` ships (in `directory`, default DATA_DIR)."""
+    return (DATA_DIR if directory is None else directory) / f"leaderboard_v{version}.json"
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the table from a finished suite's folder
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LeaderboardError(f"{path} is missing: {what}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LeaderboardError(f"{path} cannot be read as JSON ({exc})") from None
+
+
+def _candidates(policies: list[str]) -> list[str]:
+    """The candidates of a suite's policy list (`suite_policies`: candidates, then the
+    references not among them)."""
+    from .suite import REFERENCES
+
+    for k in range(len(policies) + 1):
+        if policies[k:] == [r for r in REFERENCES if r not in policies[:k]]:
+            return policies[:k]
+    return [p for p in policies if p not in REFERENCES]
+
+
+def suite_command(suite: dict[str, Any], out: str) -> str:
+    """The `dune-bench` command that plays the suite recorded in `suite` (suite_summary.json)."""
+    from .suite import DEFAULT_CANDIDATES
+
+    words = ["dune-bench", "--suite", "standard-short" if suite.get("short") else "standard"]
+    candidates = _candidates(list(suite.get("policies") or []))
+    if candidates != list(DEFAULT_CANDIDATES):
+        words += ["--policies", *candidates]
+    if suite.get("seed"):
+        words += ["--seed", str(suite["seed"])]
+    return " ".join([*words, "--workers", "1", "--out", out])
+
+
+def _row(name: str, entry: dict[str, Any], reference: str | None) -> dict[str, Any]:
+    strength = 0.0 if name == reference else entry.get("strength")
+    return {
+        "policy": name,
+        "strength": strength,
+        "strength_ci95": None if name == reference else entry.get("strength_ci95"),
+        "win_rate": entry["win_rate"],
+        "win_rate_ci95": entry["win_rate_ci95"],
+        "control_win_rate": entry["control_win_rate"],
+        "control_win_rate_ci95": entry["control_win_rate_ci95"],
+        "seats": entry["seats_played"],
+    }
+
+
+def _by_strength(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Strongest first; a row without a strength last."""
+    return sorted(rows, key=lambda r: (r["strength"] is None, -(r["strength"] or 0.0)))
+
+
+def count_table(summary: dict[str, Any]) -> dict[str, Any]:
+    """One player count's published part, from its summary.json."""
+    fit = summary.get("strength_fit") or {}
+    reference = fit.get("reference")
+    rows = [_row(name, entry, reference) for name, entry in summary["policies"].items()]
+    meta = summary.get("meta", {})
+    return {
+        "games": summary["games"],
+        "failed_games": summary.get("failed_games", 0),
+        "deals": meta.get("deals"),
+        "lineups": meta.get("lineups"),
+        "reference": reference,
+        "cannot_tell_apart": summary.get("cannot_tell_apart"),
+        "rows": _by_strength(rows),
+    }
+
+
+def build_table(run_dir: Path, command: str | None = None) -> dict[str, Any]:
+    """The published table of the finished suite in `run_dir` (suite_summary.json and the
+    per-player-count `Np/summary.json`); `command` defaults to the one that plays it."""
+    suite = _read_json(run_dir / "suite_summary.json", "not a finished suite's folder")
+    if suite.get("suite") != SUITE_NAME or not isinstance(suite.get("version"), int):
+        raise LeaderboardError(f"{run_dir}/suite_summary.json does not describe a {SUITE_NAME}")
+    counts: dict[str, Any] = {}
+    software: dict[str, Any] | None = None
+    builds: dict[str, list[int]] = {}  # one line per software record -> its player counts
+    seconds: float | None = 0.0
+    for n in PLAYER_COUNTS:
+        path = run_dir / f"{n}p" / "summary.json"
+        if not path.exists():
+            continue
+        summary = _read_json(path, "")
+        counts[str(n)] = count_table(summary)
+        meta = summary.get("meta", {})
+        software = software or meta.get("software")
+        builds.setdefault(software_text(meta.get("software")).partition(";")[0], []).append(n)
+        # A resumed session's time covers only what it played: no total then.
+        seconds = None if seconds is None or meta.get("resumed") else seconds + meta["seconds"]
+    if not counts:
+        raise LeaderboardError(f"{run_dir} holds no player count's summary.json (3p/ ... 6p/)")
+    return {
+        "suite": SUITE_NAME,
+        "version": suite["version"],
+        "short": bool(suite.get("short")),
+        "seed": suite.get("seed", 0),
+        "policies": suite.get("policies"),
+        "command": command or suite_command(suite, str(run_dir)),
+        "software": software,
+        "software_by_player_count": _software_note(builds),
+        "playing_seconds": seconds,
+        "player_counts": counts,
+    }
+
+
+def _software_note(builds: dict[str, list[int]]) -> str | None:
+    """None when every player count records the same software, else which recorded which (a
+    run resumed or continued while its code changed)."""
+    if len(builds) < 2:
+        return None
+    return "; ".join(
+        f"{', '.join(f'{n}p' for n in counts)}: {what}" for what, counts in builds.items()
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _interval(ci: list[float] | None, fmt: str) -> str:
+    return "" if not ci else f" [{format(ci[0], fmt)}, {format(ci[1], fmt)}]"
+
+
+def strength_text(row: dict[str, Any], reference: str | None) -> str:
+    if row["policy"] == reference:
+        return "0 (reference)"
+    if row["strength"] is None:
+        return "–"
+    return f"{row['strength']:+.2f}{_interval(row['strength_ci95'], '+.2f')}"
+
+
+def _rates(row: dict[str, Any]) -> str:
+    win = f"{row['win_rate']:.1%}{_interval(row['win_rate_ci95'], '.1%')}"
+    control = f"{row['control_win_rate']:.1%}{_interval(row['control_win_rate_ci95'], '.1%')}"
+    return f"{win} | {control}"
+
+
+TABLE_HEAD = [
+    "| rank | policy | strength [95% CI] | win rate [95% CI] | control-win rate [95% CI] |",
+    "|---:|---|---|---|---|",
+]
+
+
+def software_text(software: dict[str, Any] | None) -> str:
+    """The build, versions and commit of a table, in one sentence."""
+    if not software:
+        return "build and versions not recorded"
+    git = software.get("git")
+    commit = f", git commit {git['commit'][:12]}" if git and git.get("commit") else ""
+    changes = " (with local changes)" if git and git.get("local_changes") else ""
+    packages = ", ".join(f"{k} {v}" for k, v in (software.get("packages") or {}).items() if v)
+    return (
+        f"{software.get('build', '?')} build, dune_env {software.get('dune_env', '?')}"
+        f"{commit}{changes}, Python {software.get('python', '?')}; {packages}"
+    )
+
+
+def render_markdown(table: dict[str, Any], generator: str) -> str:
+    """docs/leaderboard.md for `table`; `generator` is the command that wrote it."""
+    version = table["version"]
+    short = " (short)" if table["short"] else ""
+    seconds = table.get("playing_seconds")
+    lines = [
+        f"# Leaderboard: {table['suite']} v{version}{short}",
+        "",
+        f"<!-- Generated by `{generator}`; do not edit by hand. -->",
+        "",
+        "The published results of the standard suite (`dune_env/harness/suite.py`, "
+        "docs/baselines.md): each policy's faction-adjusted strength (log-odds against "
+        "`random`, fitted on all games of the player count, 95% bootstrap interval over "
+        "deals), its win rate and its control-win rate (END-1/END-2; Wilson 95% intervals, "
+        "per seat). Rows are ranked by strength; two rows whose intervals overlap are not "
+        "separated by these games (the paired head-to-head differences in each player count's "
+        "report.md of the run are tighter). `dune-bench --suite standard --policies YOUR_AGENT` "
+        "prints where your agent lands in these tables.",
+        "",
+        f"- **Command**: `{table['command']}`",
+        f"- **Suite**: {table['suite']} v{version}{short}, seed {table['seed']}",
+        f"- **Software**: {software_text(table.get('software'))}",
+        *(
+            [f"- **Software by player count** (they differ): {table['software_by_player_count']}"]
+            if table.get("software_by_player_count")
+            else []
+        ),
+        f"- **Generated by**: `{generator}` (machine-readable copy: "
+        f"`dune_env/harness/data/leaderboard_v{version}.json`)",
+        *([f"- **Note**: {table['note']}"] if table.get("note") else []),
+        "",
+    ]
+    for n, count in sorted(table["player_counts"].items(), key=lambda item: int(item[0])):
+        lines += [
+            f"## {n} players",
+            "",
+            f"{count['games']} games, {count['deals']} duplicate deals over "
+            f"{len(count['lineups'] or [])} line-up(s).",
+            "",
+            *TABLE_HEAD,
+        ]
+        for rank, row in enumerate(count["rows"], 1):
+            lines.append(
+                f"| {rank} | {row['policy']} | {strength_text(row, count['reference'])} "
+                f"| {_rates(row)} |"
+            )
+        if count.get("cannot_tell_apart"):
+            lines += ["", f"The games cannot tell the policies apart: {count['cannot_tell_apart']}"]
+        lines.append("")
+    if seconds:
+        lines += [
+            f"Playing time: {seconds / 60:.1f} min, summed over the line-ups (wall clock of "
+            "their worker processes).",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the published table, and where a new run lands in it
+
+
+def load_published(directory: Path | None = None) -> dict[str, Any] | None:
+    """The published table of this suite version, else the newest published of another version
+    (placement_text then says so), else None.  A malformed file raises LeaderboardError."""
+    directory = DATA_DIR if directory is None else directory
+    preferred = published_path(SUITE_VERSION, directory)
+    if preferred.exists():
+        return _checked(_read_json(preferred, ""), preferred)
+    versions = {}
+    for path in directory.glob("leaderboard_v*.json"):
+        number = path.stem.rpartition("_v")[2]
+        if number.isdigit():
+            versions[int(number)] = path
+    others = [versions[v] for v in sorted(versions)]
+    return _checked(_read_json(others[-1], ""), others[-1]) if others else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_interval(value: Any) -> bool:
+    """None (no interval) or [low, high]."""
+    return value is None or (
+        isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value)
+    )
+
+
+def _is_row(row: Any) -> bool:
+    return (
+        isinstance(row, dict)
+        and isinstance(row.get("policy"), str)
+        and (row.get("strength") is None or _is_number(row.get("strength")))
+        and all(_is_number(row.get(key)) for key in ("win_rate", "control_win_rate"))
+        and all(
+            _is_interval(row.get(f"{key}_ci95"))
+            for key in ("strength", "win_rate", "control_win_rate")
+        )
+    )
+
+
+def _checked(table: Any, path: Path) -> dict[str, Any]:
+    """`table` if it has the published table's shape, else a LeaderboardError naming `path`."""
+    counts = table.get("player_counts") if isinstance(table, dict) else None
+    good = (
+        isinstance(counts, dict)
+        and isinstance(table.get("version"), int)
+        and isinstance(table.get("suite"), str)
+        and all(
+            isinstance(count, dict)
+            and isinstance(count.get("rows"), list)
+            and all(_is_row(row) for row in count["rows"])
+            for count in counts.values()
+        )
+    )
+    if not good:
+        raise LeaderboardError(
+            f"{path} is not a published leaderboard (needs suite, version and player_counts "
+            "-> rows with policy, strength, win_rate, control_win_rate)"
+        )
+    return dict(table)
+
+
+def _notes(published: dict[str, Any], build: str | None, short: bool, seed: int) -> list[str]:
+    """Why this run's rows and the published ones may not be on one footing."""
+    notes = []
+    if published["version"] != SUITE_VERSION:
+        notes.append(
+            f"the published table was made by suite v{published['version']}, this run is "
+            f"v{SUITE_VERSION}: the line-ups differ, so the strengths are not on one scale"
+        )
+    their_build = (published.get("software") or {}).get("build")
+    if build and their_build and build != their_build:
+        notes.append(
+            f"the published table was made on the {their_build} build, this run on the "
+            f"{build} build"
+        )
+    if short and not published.get("short"):
+        notes.append(
+            f"this run is the short suite ({DEALS['standard-short']} deals per player count): "
+            "its intervals are wider than the published ones"
+        )
+    if seed != published.get("seed", 0):
+        notes.append(f"this run used seed {seed}, the published table {published.get('seed', 0)}")
+    return notes
+
+
+def placement_text(
+    summaries: dict[int, dict[str, Any]],
+    candidates: list[str],
+    published: dict[str, Any] | None,
+    short: bool = False,
+    seed: int = 0,
+) -> str:
+    """Where the `candidates` of a finished suite (`summaries`: player count -> summary) land
+    among the rows of the `published` table."""
+    title = "Where the candidates land in the published table (docs/leaderboard.md)"
+    if published is None:
+        return f"{title}: no published table ships with this package."
+    build = next(
+        (s.get("meta", {}).get("software", {}).get("build") for s in summaries.values()), None
+    )
+    lines = [
+        f"{title}: {published['suite']} v{published['version']}, "
+        f"{software_text(published.get('software')).partition(';')[0]}. Strength is each run's "
+        "log-odds against random; the same references play in both, so the scales match up to "
+        "the fits' noise (compare this run's reference rows above with the published ones).",
+    ]
+    lines += [f"Note: {note}." for note in _notes(published, build, short, seed)]
+    for n, summary in sorted(summaries.items()):
+        count = published["player_counts"].get(str(n))
+        mine = [p for p in candidates if p in summary["policies"]]
+        if count is None or not mine:
+            continue
+        ours = count_table(summary)
+        new = [dict(r, mark=" (this run)") for r in ours["rows"] if r["policy"] in mine]
+        rows = _by_strength(
+            [dict(r, mark=" (published)" if r["policy"] in mine else "") for r in count["rows"]]
+            + new
+        )
+        lines += ["", f"{n} players:", "", *TABLE_HEAD]
+        for rank, row in enumerate(rows, 1):
+            mine_row = row["mark"] == " (this run)"
+            reference = ours["reference"] if mine_row else count.get("reference")
+            name = row["policy"] + row["mark"]
+            name = f"**{name}**" if mine_row else name
+            lines.append(f"| {rank} | {name} | {strength_text(row, reference)} | {_rates(row)} |")
+        lines += ["", *(_landing(row, rows, n) for row in new)]
+    return "\n".join(lines)
+
+
+def _label(row: dict[str, Any]) -> str:
+    return row["policy"] + row.get("mark", "")
+
+
+def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
+    """One sentence: the row's rank and its neighbours among the published rows."""
+    others = [r for r in rows if r.get("mark") != " (this run)"]
+    if row["strength"] is None:
+        return f"- {row['policy']}: no strength at {n} players (see the table above)."
+    above = [r for r in others if r["strength"] is not None and r["strength"] > row["strength"]]
+    below = [r for r in others if r not in above]
+    where = []
+    if above:
+        where.append(f"below {_label(above[-1])} ({above[-1]['strength']:+.2f})")
+    if below:
+        value = below[0]["strength"]
+        where.append(f"above {_label(below[0])} ({'–' if value is None else f'{value:+.2f}'})")
+    return (
+        f"- {row['policy']}: {row['strength']:+.2f}, rank {len(above) + 1} of {len(others) + 1} "
+        f"at {n} players, {' and '.join(where)}."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m dune_env.harness.leaderboard",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from", dest="source", metavar="DIR", help="a finished suite's folder")
+    source.add_argument("--run", action="store_true", help="play the full suite into --out first")
+    parser.add_argument("--out", default="runs/suite", help="with --run: the suite's folder")
+    parser.add_argument("--workers", type=int, default=1, help="with --run: worker processes")
+    parser.add_argument("--resume", action="store_true", help="with --run: continue --out")
+    parser.add_argument(
+        "--markdown", default=str(DEFAULT_MARKDOWN), help=f"default {DEFAULT_MARKDOWN}"
+    )
+    parser.add_argument("--note", default=None, help="a sentence for the page, e.g. how it ran")
+    parser.add_argument(
+        "--json",
+        default=None,
+        help="the machine-readable copy (default: the package's data/leaderboard_v<VERSION>.json)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    folder = Path(args.out if args.run else args.source)
+    command = None
+    if args.run:
+        if not args.resume and folder.is_dir() and any(folder.iterdir()):
+            print(
+                f"leaderboard: --out {folder} is not empty; add --resume to continue that "
+                "suite, or choose another --out",
+                file=sys.stderr,
+            )
+            return 2
+        from .exits import bad_input_errors
+        from .suite import run_suite
+
+        try:
+            run_suite(None, workers=args.workers, out_dir=folder, progress=True, resume=args.resume)
+        except bad_input_errors() as exc:
+            print(f"leaderboard: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            again = f"--run --resume --workers {args.workers} --out {folder}"
+            print(f"\nleaderboard: interrupted; continue with {again}", file=sys.stderr)
+            return 130
+        command = f"dune-bench --suite standard --workers {args.workers} --out {folder}"
+    try:
+        table = build_table(folder, command)
+    except LeaderboardError as exc:
+        print(f"leaderboard: {exc}", file=sys.stderr)
+        return 2
+    generator = f"python -m dune_env.harness.leaderboard --from {folder}"
+    if args.note:
+        table["note"] = args.note
+    json_path = Path(args.json) if args.json else published_path(table["version"])
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    Path(args.markdown).write_text(render_markdown(table, generator), encoding="utf-8")
+    print(f"wrote {args.markdown} and {json_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

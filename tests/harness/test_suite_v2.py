@@ -1,0 +1,252 @@
+"""The standard suite v2: its line-ups (every policy seated where it may play, balanced seats),
+the published table's generator, and where a new agent lands in the published table."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dune_env.harness import leaderboard, suite
+from dune_env.harness.cli import main as bench_main
+from dune_env.provenance import software_record
+
+
+def test_suite_v2_adds_the_search_the_strategist_and_the_best_learned_model() -> None:
+    assert suite.SUITE_VERSION == 2
+    policies = suite.suite_policies(None)
+    assert policies[0] == "ppo-4p"  # the default candidate first, then the references
+    assert {"strategist", "mcts-strategist-16", "bc-4p", "random"} <= set(policies)
+    assert suite.suite_policies(["mine"]) == ["mine", *suite.REFERENCES]
+    twice = suite.suite_policies(["mine", "random"])  # a candidate that is a reference: once
+    assert sorted(twice) == sorted(["mine", *suite.REFERENCES])
+
+
+@pytest.mark.parametrize("candidates", [None, ["mine"], ["a", "b", "c"]])
+@pytest.mark.parametrize("players", suite.PLAYER_COUNTS)
+def test_every_policy_sits_where_it_may_in_balanced_line_ups(
+    candidates: list[str] | None, players: int
+) -> None:
+    policies = suite.suite_policies(candidates)
+    seated = suite.seated_at(policies, players)
+    groups = suite.lineups(seated, players)
+    assert all(len(group) == players for group in groups)
+    # bc-4p, trained on 4-player games only, sits at 4 players only; every other policy sits
+    assert ("bc-4p" in seated) == (players == 4)
+    assert set(seated) == {p for p in policies if p != "bc-4p" or players == 4}
+    assert {p for group in groups for p in group} == set(seated)
+    seats = Counter(p for group in groups for p in group)
+    if len(seated) > players:  # no repeats in a line-up, and every policy the same seats
+        assert all(len(set(group)) == players for group in groups)
+        assert set(seats.values()) == {players} and len(groups) == len(seated)
+    else:
+        assert groups == [seated + seated[: players - len(seated)]] or groups == [seated]
+    # one strength fit per player count: the line-ups must connect every policy
+    linked = {seated[0]}
+    for _ in groups:
+        linked |= {p for group in groups if linked & set(group) for p in group}
+    assert linked == set(seated)
+
+
+def test_the_default_suite_plays_few_line_ups_at_three_players() -> None:
+    """Every combination of 6 policies at 3 seats would be 20 line-ups; the windows are 6."""
+    policies = suite.suite_policies(None)
+    counts = {n: len(suite.lineups(suite.seated_at(policies, n), n)) for n in suite.PLAYER_COUNTS}
+    assert counts == {3: 6, 4: 7, 5: 6, 6: 1}
+
+
+# ---------------------------------------------------------------------------------------------
+# The generator and the placement, on a tiny suite (3 players, fast heuristics, one deal)
+
+
+@pytest.fixture
+def tiny_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cheap_suite: None) -> Path:
+    monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
+    folder = tmp_path / "run"
+    suite.run_suite(["random"], short=True, out_dir=folder, plots=False, bootstrap=5)
+    return folder
+
+
+def test_the_generator_writes_the_table_with_its_command_and_versions(
+    tiny_run: Path, tmp_path: Path
+) -> None:
+    md, data = tmp_path / "leaderboard.md", tmp_path / "data" / "leaderboard_v2.json"
+    args = ["--from", str(tiny_run), "--markdown", str(md), "--json", str(data)]
+    assert leaderboard.main([*args, "--note", "Played twice."]) == 0
+    text = md.read_text()
+    assert "- **Note**: Played twice." in text
+    assert f"dune_v1 standard suite v{suite.SUITE_VERSION} (short)" in text
+    assert (
+        f"`dune-bench --suite standard-short --policies random --workers 1 --out {tiny_run}`"
+        in (text)
+    )
+    software = software_record()
+    assert f"{software['build']} build, dune_env {software['dune_env']}" in text
+    assert "## 3 players" in text and "| 1 |" in text and "0 (reference)" in text
+    table = leaderboard.load_published(data.parent)
+    assert table is not None and table["version"] == suite.SUITE_VERSION
+    rows = table["player_counts"]["3"]["rows"]
+    assert {r["policy"] for r in rows} == {"economic", "aggressive", "random"}
+    assert table["software"]["build"] == software["build"]
+    strengths = [r["strength"] for r in rows]
+    assert strengths == sorted(strengths, reverse=True)  # strongest first
+
+
+def test_the_generator_says_when_player_counts_record_different_software(
+    tiny_run: Path,
+) -> None:
+    """A suite continued after its code changed: the page names each count's software."""
+    summary = json.loads((tiny_run / "3p" / "summary.json").read_text())
+    summary["meta"]["software"]["git"] = {"commit": "f" * 40, "local_changes": False}
+    (tiny_run / "4p").mkdir()
+    (tiny_run / "4p" / "summary.json").write_text(json.dumps(summary))
+    table = leaderboard.build_table(tiny_run)
+    assert sorted(table["player_counts"]) == ["3", "4"]
+    note = table["software_by_player_count"]
+    assert note.startswith("3p: ") and "; 4p: " in note and "git commit ffffffffffff" in note
+    page = leaderboard.render_markdown(table, "the generator")
+    assert f"- **Software by player count** (they differ): {note}" in page
+    (tiny_run / "4p" / "summary.json").unlink()
+    assert leaderboard.build_table(tiny_run)["software_by_player_count"] is None
+
+
+def test_the_generator_refuses_a_folder_that_is_not_a_finished_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input: one clear line, nothing written."""
+    md = tmp_path / "leaderboard.md"
+    assert leaderboard.main(["--from", str(tmp_path), "--markdown", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert "suite_summary.json is missing: not a finished suite's folder" in err
+    assert len(err.strip().splitlines()) == 1 and not md.exists()
+
+
+@pytest.mark.usefixtures("cheap_suite")
+def test_the_generator_plays_the_full_suite_first_with_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
+    monkeypatch.setitem(suite.DEALS, "standard", 1)
+    out, md, data = tmp_path / "run", tmp_path / "l.md", tmp_path / "l.json"
+    args = ["--run", "--out", str(out), "--markdown", str(md), "--json", str(data)]
+    assert leaderboard.main(args) == 0
+    text = md.read_text()
+    assert (
+        f"`dune-bench --suite standard --workers 1 --out {out}`" in text and "(short)" not in text
+    )
+    # a second --run into the finished folder is refused without --resume (nothing replaced)
+    assert leaderboard.main(args) == 2
+    assert "is not empty; add --resume" in capsys.readouterr().err
+
+
+def _published(version: int = suite.SUITE_VERSION, build: str | None = None) -> dict[str, Any]:
+    """A small fake published table at 3 players."""
+
+    def row(policy: str, strength: float | None) -> dict[str, Any]:
+        return {
+            "policy": policy,
+            "strength": strength,
+            "strength_ci95": None if strength in (None, 0.0) else [strength - 0.5, strength + 0.5],
+            "win_rate": 0.3,
+            "win_rate_ci95": [0.2, 0.4],
+            "control_win_rate": 0.1,
+            "control_win_rate_ci95": [0.05, 0.15],
+            "seats": 100,
+        }
+
+    rows = [row("strategist", 9.0), row("economic", 1.0), row("random", 0.0)]
+    return {
+        "suite": suite.SUITE_NAME,
+        "version": version,
+        "short": False,
+        "seed": 0,
+        "software": {"build": build or software_record()["build"], "dune_env": "0.1.0"},
+        "player_counts": {"3": {"reference": "random", "rows": rows}},
+    }
+
+
+def _publish(directory: Path, table: dict[str, Any], version: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"leaderboard_v{version}.json").write_text(json.dumps(table))
+
+
+CANDIDATE = ["--suite", "standard-short", "--policies", "aggressive", "--workers", "1"]
+
+
+@pytest.mark.usefixtures("cheap_suite")
+def test_the_suite_prints_where_the_candidate_lands_in_the_published_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
+    monkeypatch.setattr(leaderboard, "DATA_DIR", tmp_path / "data")
+    _publish(tmp_path / "data", _published(), suite.SUITE_VERSION)
+    assert (
+        bench_main([*CANDIDATE, "--no-progress", "--no-plots", "--out", str(tmp_path / "o")]) == 0
+    )
+    out = capsys.readouterr().out
+    placement = out[out.index("Where the candidates land") :]
+    # same version, build and seed: the one note is that this run is the short suite
+    notes = [line for line in placement.splitlines() if line.startswith("Note:")]
+    assert "3 players:" in placement and len(notes) == 1 and "short suite" in notes[0]
+    table = [line for line in placement.splitlines() if line.startswith("| ")][1:]
+    names = [line.split(" | ")[1] for line in table]
+    # the candidate's row among the published rows, ranked by strength (far below 9, the
+    # strategist's; random's published 0 and economic's 1 decide its rank)
+    assert names[0] == "strategist" and "**aggressive (this run)**" in names
+    assert set(names) == {"strategist", "economic", "random", "**aggressive (this run)**"}
+    rank = names.index("**aggressive (this run)**") + 1
+    landing = re.search(
+        r"- aggressive: [+-]\d+\.\d\d, rank (\d) of 4 at 3 players, below (\S+)", out
+    )
+    assert landing is not None and int(landing[1]) == rank and landing[2] == names[rank - 2]
+
+
+@pytest.mark.usefixtures("cheap_suite")
+def test_the_placement_notes_another_suite_version_build_and_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
+    monkeypatch.setattr(leaderboard, "DATA_DIR", tmp_path / "data")
+    other_build = "pure" if software_record()["build"] == "compiled" else "compiled"
+    _publish(tmp_path / "data", _published(version=1, build=other_build), 1)
+    args = [*CANDIDATE, "--no-progress", "--no-plots", "--seed", "3", "--out", str(tmp_path / "o")]
+    assert bench_main(args) == 0
+    out = capsys.readouterr().out
+    assert "the published table was made by suite v1, this run is v2" in out
+    assert f"made on the {other_build} build, this run on the" in out
+    assert "this run is the short suite" in out and "this run used seed 3" in out
+
+
+@pytest.mark.usefixtures("cheap_suite")
+@pytest.mark.parametrize(("key", "bad"), [("strength", "strong"), ("win_rate_ci95", [0.1])])
+def test_a_malformed_published_table_is_one_line_not_a_crash(
+    key: str,
+    bad: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Bad input: the published file is data; a malformed one is named, the run still passes."""
+    monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
+    monkeypatch.setattr(leaderboard, "DATA_DIR", tmp_path / "data")
+    broken = _published()
+    broken["player_counts"]["3"]["rows"][0][key] = bad
+    _publish(tmp_path / "data", broken, suite.SUITE_VERSION)
+    assert (
+        bench_main([*CANDIDATE, "--no-progress", "--no-plots", "--out", str(tmp_path / "o")]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "the published table was not read" in err and "is not a published leaderboard" in err
+    assert "Traceback" not in err
+
+
+def test_the_shipped_table_is_the_current_suite_version() -> None:
+    """The package data's table (docs/leaderboard.md's copy) is of this suite version."""
+    table = leaderboard.load_published()
+    assert table is not None and table["version"] == suite.SUITE_VERSION
+    assert not table["short"] and table["seed"] == 0
+    assert sorted(table["player_counts"]) == [str(n) for n in suite.PLAYER_COUNTS]
