@@ -9,8 +9,9 @@ n = GAMES * ((1.96 + 0.84) * SE / |effect|)^2.  Same games, same seeds: the rati
 is the saving.
 
 With `--luck-sprt R` the sequential test too: R seeds of A vs B (the first comparison by
-default), each deal sequence scored raw and adjusted, and the games each test needs to decide
-(`dune_env.harness.sprt.decide`, the deals in schedule order, as `dune-bench --sprt` runs it).
+default), blocks of deals played until both tests have decided, each deal sequence scored raw
+and adjusted, and the games each test needed (`dune_env.harness.sprt.decide`, the deals in
+schedule order, as `dune-bench --sprt` runs it).  Nothing is written per seed (not resumable).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from dune_env.harness import run_benchmark
+from dune_env.harness.benchmark import run_games
 from dune_env.harness.report import outcomes
 from dune_env.harness.sprt import SprtDesign, deal_scores, decide
 from dune_env.harness.stats import Z95, fit_strength
-from dune_env.harness.types import SeatResult
+from dune_env.harness.types import GameFailure, SeatResult
+from dune_env.match import schedule
 
 Z_POWER = 0.8416212335729143  # one-sided z of 80% power
 LUCK_COMPARISONS = [
@@ -133,6 +136,30 @@ def _ratio(raw: dict[str, Any], adj: dict[str, Any], metric: str) -> str:
     return f"{n_raw / n_adj:.2f}×"
 
 
+def _play_until_both_decide(
+    a: str, b: str, seed: int, games: int, design: SprtDesign, args: argparse.Namespace
+) -> dict[str, Any]:
+    """One seed: blocks of deals played (luck measured) until the raw and the adjusted test
+    have both decided, or `games` are played; each test's decision and games used."""
+    specs = schedule([a, b], 4, games, seed, None, True, args.luck_samples)
+    unit = 4 * design.block
+    rows: list[SeatResult] = []
+    decisions: dict[str, Any] = {}
+    for start in range(0, len(specs), unit):
+        for _spec, result in run_games(specs[start : start + unit], workers=args.workers):
+            if isinstance(result, GameFailure):
+                raise RuntimeError(result.error)
+            rows.extend(result)
+        rows.sort(key=lambda r: (r.game, r.seat))
+        decisions = {
+            name: decide(deal_scores(rows, a, b, "control", adjusted), design)
+            for name, adjusted in (("raw", False), ("adjusted", True))
+        }
+        if all(d.decision != "undecided" for d in decisions.values()):
+            break
+    return {name: {"decision": d.decision, "games": d.deals * 4} for name, d in decisions.items()}
+
+
 def luck_sprt(args: argparse.Namespace, out_dir: Path) -> None:
     """Games to a decision of the sequential test, raw and adjusted, on the same deals."""
     design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, args.block)
@@ -141,24 +168,10 @@ def luck_sprt(args: argparse.Namespace, out_dir: Path) -> None:
     runs = []
     start = time.perf_counter()
     for r in range(args.luck_sprt):
-        folder = out_dir / "luck_sprt" / f"{a}_vs_{b}" / f"seed-{args.seed + r}"
-        rows = run_benchmark(
-            [a, b],
-            4,
-            games,
-            args.seed + r,
-            workers=args.workers,
-            out_dir=folder,
-            resume=(folder / "run.json").exists(),
-            plots=False,
-            duplicate=True,
-            bootstrap=0,
-            luck_samples=args.luck_samples,
-        ).rows
-        run = {"seed": args.seed + r}
-        for name, adjusted in (("raw", False), ("adjusted", True)):
-            decision = decide(deal_scores(rows, a, b, "control", adjusted), design)
-            run[name] = {"decision": decision.decision, "games": decision.deals * 4}
+        run = {
+            "seed": args.seed + r,
+            **_play_until_both_decide(a, b, args.seed + r, games, design, args),
+        }
         runs.append(run)
         print(
             f"seed {args.seed + r}: raw {run['raw']['decision']} after {run['raw']['games']}, "
@@ -169,7 +182,7 @@ def luck_sprt(args: argparse.Namespace, out_dir: Path) -> None:
     print(
         f"\n{a} vs {b}, H0: effect <= {design.delta0:+.1%}, H1: >= {design.delta1:+.1%}, alpha "
         f"{design.alpha}, beta {design.beta}, blocks of {design.block} deals, at most {games} "
-        f"games (an undecided run counts {games})\n"
+        f"games (an undecided run counts {games}), {args.luck_samples} resampled rolls per roll\n"
     )
     print("| scoring | runs | H1 / H0 / undecided | games to decide: mean (median, range) |")
     print("|---|---:|---|---|")
@@ -181,6 +194,7 @@ def luck_sprt(args: argparse.Namespace, out_dir: Path) -> None:
             f"{dec.count('undecided')} | {statistics.fmean(used):,.0f} "
             f"({statistics.median(used):,.0f}, {min(used):,}–{max(used):,}) |"
         )
+    print(f"\n{time.perf_counter() - start:.0f} s")
     (out_dir / "power_luck_sprt.json").write_text(json.dumps(runs, indent=2))
 
 
