@@ -218,6 +218,7 @@ class GameSpec:
     config: tuple[tuple[str, Any], ...] = ()
     # Resampled rolls per roll for luck-adjusted outcomes (harness/luck.py); 0: not measured.
     luck_samples: int = 0
+    luck_model: str = ""  # the value model's file for the luck ("": the shipped one)
 
     def game_config(self, **extra: Any) -> GameConfig:
         return GameConfig(
@@ -296,6 +297,7 @@ def schedule(
     config: dict[str, Any] | None = None,
     duplicate: bool = False,
     luck_samples: int = 0,
+    luck_model: str = "",
 ) -> list[GameSpec]:
     """Rotate seats and factions so that every policy plays every seat and faction equally.
 
@@ -311,7 +313,7 @@ def schedule(
     equally over m consecutive deals, m = number of available factions), in a seat order
     rotated by k // m.
 
-    `luck_samples`: set on every game (`GameSpec.luck_samples`, harness/luck.py)."""
+    `luck_samples`, `luck_model`: set on every game (`GameSpec`, harness/luck.py)."""
     base = lineup(policies, num_players)
     n = num_players
     if duplicate:
@@ -340,7 +342,7 @@ def schedule(
         factions = tuple(faction_set[(s + shift) % n] for s in range(n))
         # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
         game_seed = (seed * 1_000_003 + deal) % SEED_LIMIT
-        specs.append(GameSpec(g, game_seed, n, seats, factions, items, luck_samples))
+        specs.append(GameSpec(g, game_seed, n, seats, factions, items, luck_samples, luck_model))
     return specs
 
 

@@ -44,9 +44,10 @@ def check_options(
     workers: int | None,
     config: dict[str, Any] | None,
     luck_samples: int = 0,
+    luck_model: str = "",
 ) -> None:
     """Refuse bad benchmark arguments with one clear message (ValueError or ConfigError)."""
-    check_luck(luck_samples)
+    check_luck(luck_samples, luck_model)
     from ..engine import ConfigError, GameConfig
     from ..engine.config import check_seed
 
@@ -69,14 +70,16 @@ def check_options(
     GameConfig(num_players=num_players, **(config or {}))  # validate the game options early
 
 
-def check_luck(luck_samples: int) -> None:
+def check_luck(luck_samples: int, luck_model: str = "") -> None:
     """0 (no luck adjustment), or a valid sample count with a readable value model."""
     if luck_samples == 0 and not isinstance(luck_samples, bool):
+        if luck_model:
+            raise ValueError("a luck value model was given without luck samples: add --luck-adjust")
         return
-    from .luck import check_samples, default_model
+    from .luck import check_samples, value_model
 
     check_samples(luck_samples)
-    default_model()  # a missing or unusable model fails here, before any game is played
+    value_model(luck_model).check_observation()  # fails here, before any game is played
 
 
 def _single_threaded_torch() -> None:
@@ -120,6 +123,7 @@ def run_record(
     duplicate: bool,
     max_decisions: int,
     luck_samples: int = 0,
+    luck_model: str = "",
 ) -> dict[str, Any]:
     """The parameters that define a run's games (run.json; a resume must repeat them)."""
     record: dict[str, Any] = {
@@ -133,6 +137,8 @@ def run_record(
     }
     if luck_samples:  # (absent otherwise: run.json files of earlier versions still resume)
         record["luck_samples"] = luck_samples
+    if luck_model:
+        record["luck_model"] = luck_model
     return record
 
 
@@ -251,6 +257,7 @@ _META_KEYS = (
     "max_decisions",
     "resumed",
     "luck_samples",
+    "luck_model",
 )
 
 
@@ -259,7 +266,7 @@ def _meta(
 ) -> dict[str, Any]:
     """summary.json's "meta": the run's parameters, how it was played, how long it took (the
     speed counts only the games played in this session: a resume keeps the others)."""
-    values = {"luck_samples": 0, **run, "games_requested": run["games"], **extra}
+    values = {"luck_samples": 0, "luck_model": "", **run, "games_requested": run["games"], **extra}
     meta = {key: values[key] for key in _META_KEYS}
     meta["seconds"] = elapsed
     meta["games_played"] = played
@@ -308,6 +315,7 @@ def run_benchmark(
     backend: str = "local",
     address: str | None = None,
     luck_samples: int = 0,
+    luck_model: str = "",
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
@@ -330,18 +338,18 @@ def run_benchmark(
     `backend="ray"` plays the games as tasks on a Ray cluster (`address`: "auto", "ray://...",
     "local", or None for Ray's default), at most `workers` at once (None: all its CPUs; local
     backend: all cores), with results identical to the local backend's: see harness/backends.py.
-    `luck_samples` > 0: luck-adjusted scores, that many resampled rolls per roll (luck.py)."""
+    `luck_samples` > 0: luck-adjusted scores, that many resampled rolls per roll, valued by the
+    model in the file `luck_model` (default: the shipped one; harness/luck.py)."""
     from .backends import open_backend
     from .outputs import progress_bar
     from .workers import POLICY_OUTPUT_FILE
 
-    check_options(num_players, games, seed, workers, config, luck_samples)
+    check_options(num_players, games, seed, workers, config, luck_samples, luck_model)
     timeout = _checked_timeout(move_timeout)
     policies = _checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    specs = schedule(policies, num_players, games, seed, config, duplicate, luck_samples)
-    run = run_record(
-        policies, num_players, games, seed, config, duplicate, max_decisions, luck_samples
-    )
+    luck = (luck_samples, luck_model)
+    specs = schedule(policies, num_players, games, seed, config, duplicate, *luck)
+    run = run_record(policies, num_players, games, seed, config, duplicate, max_decisions, *luck)
     directory = Path(out_dir) if out_dir is not None else None
     output_log = str(directory / POLICY_OUTPUT_FILE) if directory is not None else None
     # Connect first (Ray: a bad address or cluster fails here, before anything is written).

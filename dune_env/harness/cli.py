@@ -98,6 +98,13 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
         f"roll (default {DEFAULT_LUCK_SAMPLES}); unbiased whatever its value model\n"
         "(docs/baselines.md, Luck-adjusted outcomes)",
     )
+    parser.add_argument(
+        "--luck-model",
+        default="",
+        metavar="FILE",
+        help="with --luck-adjust: the value model (.npz, as written by\n"
+        "python -m training.luck_value; read as plain arrays) instead of the shipped one",
+    )
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -280,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             duplicate=args.duplicate,
             bootstrap=args.bootstrap,
             luck_samples=args.luck_adjust,
+            luck_model=args.luck_model,
             **_run_options(args, out),
         )
     except bad_input_errors() as exc:
@@ -304,6 +312,7 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
             ("--duplicate", args.duplicate),
             ("--set", bool(args.set)),
             ("--luck-adjust", bool(args.luck_adjust)),
+            ("--luck-model", bool(args.luck_model)),
         )
         if given
     ]

@@ -108,16 +108,21 @@ class ValueModel:
                 observer.observe(state, key, seat, out=rows[k * n + seat])
         return self(rows).reshape(len(states), n, len(LUCK_METRICS))
 
+    def check_observation(self) -> None:
+        """LuckModelError unless the model reads the installed `dune_v1` observation."""
+        from ..environment.fields import OBS_SIZE
+
+        if OBS_SIZE != self.input_size:
+            raise LuckModelError(
+                f"the value model reads observations of {self.input_size} entries, the "
+                f"installed dune_v1 has {OBS_SIZE}: retrain it (python -m training.luck_value)"
+            )
+
     def _observer(self, num_players: int) -> Any:
         if num_players not in self._observers:
-            from ..environment.fields import OBS_SIZE
             from ..environment.observer import Observer
 
-            if OBS_SIZE != self.input_size:
-                raise LuckModelError(
-                    f"the value model reads observations of {self.input_size} entries, the "
-                    f"installed dune_v1 has {OBS_SIZE}: retrain it (python -m training.luck_value)"
-                )
+            self.check_observation()
             self._observers[num_players] = Observer(num_players)
         return self._observers[num_players]
 
@@ -143,14 +148,19 @@ class ValueModel:
         return cls(layers, info)
 
 
-_DEFAULT_MODEL: list[ValueModel] = []
+_MODELS: dict[str, ValueModel] = {}
+
+
+def value_model(path: str = "") -> ValueModel:
+    """The value model in `path` ("": the shipped one), loaded once per process."""
+    if path not in _MODELS:
+        _MODELS[path] = ValueModel.load(path or VALUE_FILE)
+    return _MODELS[path]
 
 
 def default_model() -> ValueModel:
     """The shipped value model (loaded once per process)."""
-    if not _DEFAULT_MODEL:
-        _DEFAULT_MODEL.append(ValueModel.load())
-    return _DEFAULT_MODEL[0]
+    return value_model("")
 
 
 def roll_key(state: GameState) -> tuple[int, int, int]:

@@ -65,10 +65,10 @@ def play_outcome(
     policies = [_policy(p, seat) for seat, p in enumerate(spec.seat_policies)]
     if not spec.luck_samples:
         return final_outcome(play_spec(spec, policies, max_decisions=max_decisions, status=status))
-    from .luck import LuckMeter
+    from .luck import LuckMeter, value_model
 
     game, seated = seat_spec(spec, policies)
-    meter = LuckMeter(game, spec.luck_samples, spec.seed)
+    meter = LuckMeter(game, spec.luck_samples, spec.seed, value_model(spec.luck_model))
     play_seated(spec, game, seated, max_decisions, status, step=meter.apply)
     return replace(final_outcome(game), luck=meter.result())
 

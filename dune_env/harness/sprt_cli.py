@@ -114,6 +114,7 @@ def run_sprt_command(
             config=config,
             overwrite=False,
             luck_samples=args.luck_adjust,
+            luck_model=args.luck_model,
             **options,
         )
     except bad_input_errors() as exc:

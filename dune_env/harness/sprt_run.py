@@ -246,6 +246,7 @@ def _sprt_meta(
     return {
         **{k: run[k] for k in keys},
         "luck_samples": run.get("luck_samples", 0),
+        "luck_model": run.get("luck_model", ""),
         "max_games": max_games,
         "workers": workers,
         "backend": backend,
@@ -275,6 +276,7 @@ def run_sprt(
     backend: str = "local",
     address: str | None = None,
     luck_samples: int = 0,
+    luck_model: str = "",
 ) -> SprtResult:
     """Test "policies[0] beats policies[1] by at least design.delta1" against "by at most
     design.delta0" on duplicate deals, stopping at the decision or at `max_games` (a multiple
@@ -282,12 +284,12 @@ def run_sprt(
     Other arguments as run_benchmark.  A failed game stops the test (undecided; --resume
     plays it again).  On KeyboardInterrupt the summary of the finished deals is written
     before the interrupt is re-raised.  `luck_samples` > 0: the test runs on luck-adjusted
-    scores (harness/luck.py)."""
+    scores (harness/luck.py; `luck_model`: as in run_benchmark)."""
     from .backends import open_backend
     from .outputs import progress_bar
 
-    check_luck(luck_samples)
-    luck = bool(luck_samples)
+    check_luck(luck_samples, luck_model)
+    luck, chance = bool(luck_samples), (luck_samples, luck_model)
     design = design or SprtDesign()
     max_games = _checked_max_games(design, metric, num_players, max_games, seed, workers, config)
     unit = num_players * design.block
@@ -295,10 +297,8 @@ def run_sprt(
         raise ValueError("the sequential test compares the first two policies: give two different")
     timeout = checked_timeout(move_timeout)
     policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    specs = schedule(policies, num_players, max_games, seed, config, True, luck_samples)
-    run = run_record(
-        policies, num_players, max_games, seed, config, True, max_decisions, luck_samples
-    )
+    specs = schedule(policies, num_players, max_games, seed, config, True, *chance)
+    run = run_record(policies, num_players, max_games, seed, config, True, max_decisions, *chance)
     run["sprt"] = {**asdict(design), "metric": metric}
     directory = Path(out_dir) if out_dir is not None else None
     rows: list[SeatResult] = []

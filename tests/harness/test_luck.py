@@ -210,3 +210,53 @@ def test_the_command_line_refuses_bad_luck_settings_in_one_line(capsys, tmp_path
     assert code == 2 and "\n" not in err and "resampled rolls" in err
     code = bench_main(["--suite", "standard-short", "--luck-adjust", "--out", str(tmp_path / "b")])
     assert code == 2 and "--luck-adjust" in capsys.readouterr().err
+
+
+def test_a_value_model_of_ones_own_is_used_and_recorded(tmp_path: Path, capsys):
+    """--luck-model FILE: the luck is valued by that model (a constant model: zero luck)."""
+    constant = tmp_path / "constant.npz"
+    ValueModel([(np.zeros((OBS_SIZE, 2), np.float32), np.zeros(2, np.float32))], {}).save(constant)
+    out = tmp_path / "run"
+    code = bench_main(
+        [
+            "--policies",
+            "aggressive",
+            "random",
+            "--games",
+            "3",
+            "--players",
+            "3",
+            "--luck-adjust",
+            "2",
+            "--luck-model",
+            str(constant),
+            "--out",
+            str(out),
+            "--no-progress",
+            "--no-plots",
+            "--workers",
+            "1",
+        ]
+    )
+    assert code == 0
+    assert json.loads((out / "run.json").read_text())["luck_model"] == str(constant)
+    lines = (out / "results.csv").read_text().splitlines()[1:]
+    assert lines and all(line.endswith(",0.0,0.0") for line in lines)
+    capsys.readouterr()
+    code = bench_main(
+        [
+            "--policies",
+            "aggressive",
+            "random",
+            "--games",
+            "3",
+            "--players",
+            "3",
+            "--luck-model",
+            str(constant),
+            "--out",
+            str(tmp_path / "b"),
+            "--no-progress",
+        ]
+    )
+    assert code == 2 and "--luck-adjust" in capsys.readouterr().err
