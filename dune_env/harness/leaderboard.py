@@ -395,21 +395,26 @@ def _label(row: dict[str, Any]) -> str:
 
 
 def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
-    """One sentence: the row's rank and its neighbours among the published rows."""
-    others = [r for r in rows if r.get("mark") != " (this run)"]
+    """One sentence: the row's rank and its neighbours among the other published rows (the
+    candidate's own published row, when it has one, is named apart)."""
+    others = [r for r in rows if r.get("mark") != " (this run)" and r["policy"] != row["policy"]]
+    own = [r for r in rows if r.get("mark") == " (published)" and r["policy"] == row["policy"]]
     if row["strength"] is None:
         return f"- {row['policy']}: no strength at {n} players (see the table above)."
     above = [r for r in others if r["strength"] is not None and r["strength"] > row["strength"]]
     below = [r for r in others if r not in above]
     where = []
+    published = ""
+    if own and own[0]["strength"] is not None:
+        published = f" (its published row: {own[0]['strength']:+.2f})"
     if above:
         where.append(f"below {_label(above[-1])} ({above[-1]['strength']:+.2f})")
     if below:
         value = below[0]["strength"]
         where.append(f"above {_label(below[0])} ({'–' if value is None else f'{value:+.2f}'})")
     return (
-        f"- {row['policy']}: {row['strength']:+.2f}, rank {len(above) + 1} of {len(others) + 1} "
-        f"at {n} players, {' and '.join(where)}."
+        f"- {row['policy']}: {row['strength']:+.2f}{published}, rank {len(above) + 1} of "
+        f"{len(others) + 1} at {n} players, {' and '.join(where)}."
     )
 
 

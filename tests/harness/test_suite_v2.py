@@ -250,3 +250,19 @@ def test_the_shipped_table_is_the_current_suite_version() -> None:
     assert table is not None and table["version"] == suite.SUITE_VERSION
     assert not table["short"] and table["seed"] == 0
     assert sorted(table["player_counts"]) == [str(n) for n in suite.PLAYER_COUNTS]
+
+
+def test_a_candidate_is_not_ranked_against_its_own_published_row() -> None:
+    """A published candidate (ppo-4p is in the published table) lands among the *other*
+    published rows; its own published strength is named apart, not as a neighbour."""
+    rows = [
+        {"policy": "economic", "strength": 1.0, "mark": ""},
+        {"policy": "ppo-4p", "strength": 0.41, "mark": " (published)"},
+        {"policy": "ppo-4p", "strength": 0.41, "mark": " (this run)"},
+        {"policy": "random", "strength": 0.0, "mark": ""},
+    ]
+    text = leaderboard._landing(rows[2], rows, 3)
+    assert text == (
+        "- ppo-4p: +0.41 (its published row: +0.41), rank 2 of 3 at 3 players, "
+        "below economic (+1.00) and above random (+0.00)."
+    )
