@@ -60,8 +60,9 @@ def _candidates(policies: list[str]) -> list[str]:
     return [p for p in policies if p not in REFERENCES]
 
 
-def suite_command(suite: dict[str, Any], out: str) -> str:
-    """The `dune-bench` command that plays the suite recorded in `suite` (suite_summary.json)."""
+def suite_command(suite: dict[str, Any], out: str, workers: int = 1) -> str:
+    """The `dune-bench` command that plays the suite recorded in `suite` (suite_summary.json)
+    with `workers` worker processes (the results do not depend on them)."""
     from .suite import DEFAULT_CANDIDATES
 
     words = ["dune-bench", "--suite", "standard-short" if suite.get("short") else "standard"]
@@ -70,7 +71,7 @@ def suite_command(suite: dict[str, Any], out: str) -> str:
         words += ["--policies", *candidates]
     if suite.get("seed"):
         words += ["--seed", str(suite["seed"])]
-    return " ".join([*words, "--workers", "1", "--out", out])
+    return " ".join([*words, "--workers", str(workers), "--out", out])
 
 
 def _row(name: str, entry: dict[str, Any], reference: str | None) -> dict[str, Any]:
@@ -119,6 +120,7 @@ def build_table(run_dir: Path, command: str | None = None) -> dict[str, Any]:
     software: dict[str, Any] | None = None
     builds: dict[str, list[int]] = {}  # one line per software record -> its player counts
     seconds: float | None = 0.0
+    workers = 1
     for n in PLAYER_COUNTS:
         path = run_dir / f"{n}p" / "summary.json"
         if not path.exists():
@@ -126,6 +128,7 @@ def build_table(run_dir: Path, command: str | None = None) -> dict[str, Any]:
         summary = _read_json(path, "")
         counts[str(n)] = count_table(summary)
         meta = summary.get("meta", {})
+        workers = max(workers, int(meta.get("workers") or 1))
         software = software or meta.get("software")
         builds.setdefault(software_text(meta.get("software")).partition(";")[0], []).append(n)
         # A resumed session's time covers only what it played: no total then.
@@ -138,7 +141,7 @@ def build_table(run_dir: Path, command: str | None = None) -> dict[str, Any]:
         "short": bool(suite.get("short")),
         "seed": suite.get("seed", 0),
         "policies": suite.get("policies"),
-        "command": command or suite_command(suite, str(run_dir)),
+        "command": command or suite_command(suite, str(run_dir), workers),
         "software": software,
         "software_by_player_count": _software_note(builds),
         "playing_seconds": seconds,
