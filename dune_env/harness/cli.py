@@ -93,10 +93,10 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
         const=DEFAULT_LUCK_SAMPLES,
         default=0,
         metavar="SAMPLES",
-        help="take each seat's dice luck out of its score (AIVAT's chance terms; fewer games\n"
-        "for the same interval when the dice decide much): SAMPLES resampled rolls per\n"
-        f"roll (default {DEFAULT_LUCK_SAMPLES}); unbiased whatever its value model\n"
-        "(docs/baselines.md, Luck-adjusted outcomes)",
+        help="take each seat's dice luck out of its score (AIVAT's chance terms), valued with\n"
+        f"SAMPLES resampled rolls per roll (default {DEFAULT_LUCK_SAMPLES}); unbiased whatever\n"
+        "the value model, but what it saves depends on it: measured savings in\n"
+        "docs/baselines.md, Luck-adjusted outcomes",
     )
     parser.add_argument(
         "--luck-model",

@@ -189,23 +189,16 @@ def test_results_written_before_luck_existed_still_resume(tmp_path: Path):
     assert len(again.rows) == 9 and all(r.luck_win == 0.0 for r in again.rows)
 
 
+def small_run(out: Path, *extra: str) -> int:
+    """`dune-bench` on 3 games of aggressive and random at 3 players, plus `extra` flags."""
+    return bench_main(
+        ["--policies", "aggressive", "random", "--games", "3", "--players", "3", "--out",
+         str(out), "--no-progress", "--no-plots", "--workers", "1", *extra]
+    )  # fmt: skip
+
+
 def test_the_command_line_refuses_bad_luck_settings_in_one_line(capsys, tmp_path: Path):
-    code = bench_main(
-        [
-            "--policies",
-            "aggressive",
-            "random",
-            "--games",
-            "3",
-            "--players",
-            "3",
-            "--luck-adjust",
-            "-2",
-            "--out",
-            str(tmp_path / "a"),
-            "--no-progress",
-        ]
-    )
+    code = small_run(tmp_path / "a", "--luck-adjust", "-2")
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and "resampled rolls" in err
     code = bench_main(["--suite", "standard-short", "--luck-adjust", "--out", str(tmp_path / "b")])
@@ -217,46 +210,10 @@ def test_a_value_model_of_ones_own_is_used_and_recorded(tmp_path: Path, capsys):
     constant = tmp_path / "constant.npz"
     ValueModel([(np.zeros((OBS_SIZE, 2), np.float32), np.zeros(2, np.float32))], {}).save(constant)
     out = tmp_path / "run"
-    code = bench_main(
-        [
-            "--policies",
-            "aggressive",
-            "random",
-            "--games",
-            "3",
-            "--players",
-            "3",
-            "--luck-adjust",
-            "2",
-            "--luck-model",
-            str(constant),
-            "--out",
-            str(out),
-            "--no-progress",
-            "--no-plots",
-            "--workers",
-            "1",
-        ]
-    )
-    assert code == 0
+    assert small_run(out, "--luck-adjust", "2", "--luck-model", str(constant)) == 0
     assert json.loads((out / "run.json").read_text())["luck_model"] == str(constant)
     lines = (out / "results.csv").read_text().splitlines()[1:]
     assert lines and all(line.endswith(",0.0,0.0") for line in lines)
     capsys.readouterr()
-    code = bench_main(
-        [
-            "--policies",
-            "aggressive",
-            "random",
-            "--games",
-            "3",
-            "--players",
-            "3",
-            "--luck-model",
-            str(constant),
-            "--out",
-            str(tmp_path / "b"),
-            "--no-progress",
-        ]
-    )
-    assert code == 2 and "--luck-adjust" in capsys.readouterr().err
+    assert small_run(tmp_path / "b", "--luck-model", str(constant)) == 2
+    assert "--luck-adjust" in capsys.readouterr().err
