@@ -39,6 +39,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -625,12 +626,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     from dune_env.policies.registry import PolicyLoadError
 
+    # SIGTERM (a job scheduler, `kill`, `timeout`) stops training as Ctrl-C does: one line, and
+    # the same command resumes from the newest checkpoint.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         train(cfg)
     except (PolicyLoadError, ResumeError) as exc:
         print(f"ppo_selfplay: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            f"\nppo_selfplay: interrupted; the same command resumes {cfg.out_dir}/"
+            f"{cfg.config_name}_seed{cfg.seed} from its newest checkpoint (one every "
+            f"{cfg.checkpoint_interval} steps)",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

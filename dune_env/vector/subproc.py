@@ -34,8 +34,8 @@ def _worker(remote: Connection, parent: Connection, kwargs: CloudpickleWrapper) 
     while True:
         try:
             command, data = remote.recv()
-        except EOFError:
-            break
+        except (EOFError, ConnectionResetError):
+            break  # the parent is gone (closed, or killed): nothing left to serve
         try:
             if command == "make":
                 venv = DuneVecEnv(**kwargs.var)

@@ -65,3 +65,25 @@ def test_unknown_keys_and_bad_values_are_named(tmp_path: Path) -> None:
         load_config(RLlibConfig, None, ["--num-players", "9"])
     with pytest.raises(ConfigKeyError, match="torch_threads=0 must be >= 1"):
         PPOSelfPlayConfig(torch_threads=0)
+
+
+def test_sigterm_stops_training_in_one_line_and_says_how_to_resume(monkeypatch, capsys, tmp_path):
+    """A scheduler's SIGTERM (or Ctrl-C) ends `python -m training.ppo_selfplay` with exit code
+    130 and one line naming the run folder to resume, not a traceback; the handler is undone."""
+    import signal
+
+    import training.ppo_selfplay as ppo
+
+    def terminated(cfg, quiet=False):
+        handler = signal.getsignal(signal.SIGTERM)  # what SIGTERM would run now
+        assert callable(handler), "no SIGTERM handler while training"
+        handler(signal.SIGTERM, None)
+        raise AssertionError("SIGTERM did not interrupt training")
+
+    monkeypatch.setattr(ppo, "train", terminated)
+    before = signal.getsignal(signal.SIGTERM)
+    code = ppo.main(["--config", "configs/ppo_4p_quick.yaml", "--out-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert code == 130
+    assert err.count("\n") == 0 and "interrupted" in err and "ppo_4p_quick_seed0" in err
+    assert signal.getsignal(signal.SIGTERM) == before
