@@ -81,14 +81,7 @@ class _Recorder:
         before = roll_key(game.state)
         game.apply(option)
         if rolled(before, game.state) and self.rng.random() < self.keep:
-            self.rows.append(_observations(self.model, game))
-
-
-def _observations(model: ValueModel, game: Game) -> np.ndarray:
-    n = int(game.state.config.num_players)
-    observer = model._observer(n)  # noqa: SLF001 (the model's own observer, same layout)
-    key = object()
-    return np.stack([observer.observe(game.state, key, seat) for seat in range(n)])
+            self.rows.append(self.model.observations(game.state))
 
 
 def collect(cfg: LuckValueConfig, model: ValueModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -100,13 +100,20 @@ class ValueModel:
     def seat_values(self, states: Sequence[GameState]) -> np.ndarray:
         """V of every seat in every state (states of one player count): (states, seats, 2)."""
         n = int(states[0].config.num_players)
-        observer = self._observer(n)
         rows = np.empty((len(states) * n, self.input_size), np.float32)
         for k, state in enumerate(states):
-            key = object()  # a new position: the observer rebuilds its public part once
-            for seat in range(n):
-                observer.observe(state, key, seat, out=rows[k * n + seat])
+            self.observations(state, out=rows[k * n : (k + 1) * n])
         return self(rows).reshape(len(states), n, len(LUCK_METRICS))
+
+    def observations(self, state: GameState, out: np.ndarray | None = None) -> np.ndarray:
+        """Every seat's own observation of `state`, one row per seat (what V reads)."""
+        n = int(state.config.num_players)
+        observer = self._observer(n)
+        rows = np.empty((n, self.input_size), np.float32) if out is None else out
+        key = object()  # a new position: the observer rebuilds its public part once
+        for seat in range(n):
+            observer.observe(state, key, seat, out=rows[seat])
+        return rows
 
     def check_observation(self) -> None:
         """LuckModelError unless the model reads the installed `dune_v1` observation."""

@@ -42,16 +42,8 @@ LINEUP = {
 }
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread() -> Any:
-    """As the recipe runs its updates (torch_threads 1): on a busy machine torch's default
-    thread pool makes these small updates many times slower."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# One torch thread, as the recipe runs its updates (tests/training/conftest.py).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def tiny_model() -> Any:

@@ -22,16 +22,8 @@ from training.ppo_selfplay import PPOSelfPlayConfig, train
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread() -> Any:
-    """As the recipe runs its updates (torch_threads 1): on a busy machine torch's default
-    thread pool makes these small updates many times slower."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# One torch thread, as the recipe runs its updates (tests/training/conftest.py).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_the_imitation_weight_falls_linearly_then_stays_at_its_end_value() -> None:
