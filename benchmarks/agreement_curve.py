@@ -2,9 +2,11 @@
 diagnostic): the strategist defers a share of its decisions to the imitation `bc-4p`, so that it
 makes bc-4p's kind of errors at a chosen rate, and the harness measures it against the strategist.
 
-    python benchmarks/agreement_curve.py --shares 0.16 0.4 1.0 --games 2000 --workers 2
+    python benchmarks/agreement_curve.py --shares 0.16 0.4 1.0 --games 2016 --workers 2
 
-Each share q plays `MODEL strategist economic aggressive` at 4 players on duplicate deals, MODEL
+Each share q plays `MODEL strategist economic aggressive` at 4 players on duplicate deals (every
+permutation of the line-up, 24 games a deal; `--seatings rotations` for the former, biased
+design: docs/baselines.md, Seat order), MODEL
 being the strategist that takes bc-4p's choice on a share q of its decisions (its own generator
 decides which).  Printed per share: the measured disagreement (decisions where the deferred-to
 choice differs from the strategist's, over all decisions with a choice), and MODEL's paired
@@ -99,15 +101,17 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shares", type=float, nargs="+", default=sorted(FACTORIES))
-    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--games", type=int, default=2016)
+    parser.add_argument("--seatings", choices=["permutations", "rotations"], default="permutations")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="runs/agreement_curve")
     args = parser.parse_args()
     for share in args.shares:
         if share not in FACTORIES:
             raise SystemExit(f"--shares: choose among {sorted(FACTORIES)}")
-        out = Path(args.out) / FACTORIES[share]
-        log = Path(args.out) / f"{FACTORIES[share]}-agreement"
+        name = FACTORIES[share] + ("" if args.seatings == "rotations" else "-perm")
+        out = Path(args.out) / name
+        log = Path(args.out) / f"{name}-agreement"
         log.mkdir(parents=True, exist_ok=True)
         os.environ["DUNE_AGREEMENT_LOG"] = str(log)
         model = f"agreement_curve:{FACTORIES[share]}"
@@ -118,6 +122,7 @@ def main() -> None:
             workers=args.workers,
             out_dir=out,
             duplicate=True,
+            seatings=args.seatings,
             resume=(out / "run.json").exists(),
             overwrite=False,
             trust_checkpoints=True,

@@ -26,6 +26,8 @@ rewrites the engine's or this module's functions is not contained here.
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
@@ -298,6 +300,7 @@ def schedule(
     duplicate: bool = False,
     luck_samples: int = 0,
     luck_model: str = "",
+    seatings: str = "rotations",
 ) -> list[GameSpec]:
     """Rotate seats and factions so that every policy plays every seat and faction equally.
 
@@ -313,37 +316,78 @@ def schedule(
     equally over m consecutive deals, m = number of available factions), in a seat order
     rotated by k // m.
 
+    `seatings="permutations"` (with `duplicate`): deal k is played under every distinct
+    arrangement of the line-up over the seats (`deal_seatings`) instead of its n rotations.
+    Rotations keep the line-up's cyclic order, so a policy always sits just before the same
+    other one: two copies of the strategist in `X strategist economic aggressive` then differ by
+    about -0.4 log-odds (docs/baselines.md, "Seat order").  Over all arrangements every pair
+    sits in every order, and two identical policies differ by exactly 0.
+
     `luck_samples`, `luck_model`: set on every game (`GameSpec`, harness/luck.py)."""
     base = lineup(policies, num_players)
     n = num_players
+    if seatings != "rotations" and not duplicate:
+        raise ValueError(
+            f"seatings={seatings!r} arranges duplicate deals: it needs --duplicate"
+            if seatings in SEATINGS
+            else f"seatings={seatings!r}: use one of {', '.join(SEATINGS)}"
+        )
+    arrangements = deal_seatings(base, seatings) if duplicate else []
+    per_deal = len(arrangements) or n
     if duplicate:
         if len(set(base)) < 2:
             raise ValueError(
                 f"--duplicate needs at least two different policies to rotate; the line-up "
                 f"{base} is the same under every rotation"
             )
-        if games % n:
+        if games % per_deal:
             raise ValueError(
-                f"--duplicate plays each deal under all {n} rotations: give a number of games "
-                f"that is a multiple of {n} (e.g. {games - games % n + n}), not {games}"
+                f"--duplicate plays each deal under all {per_deal} {seatings} of the line-up: "
+                f"give a number of games that is a multiple of {per_deal} "
+                f"(e.g. {games - games % per_deal + per_deal}), not {games}"
             )
     avail = list(available_factions(num_players))
     m = len(avail)
     items = tuple(sorted((config or {}).items()))
     specs = []
     for g in range(games):
-        deal, rotation = (g // n, g % n) if duplicate else (g, g)
+        deal, rotation = (g // per_deal, g % per_deal) if duplicate else (g, g)
         # A duplicate deal already gives every policy every seat and faction of the deal, so
         # its faction set rotates every deal (and the seat order every m deals).
         block = deal if duplicate else deal // (n * n)
         shift = deal // m if duplicate else deal // n
         faction_set = [avail[(block + i) % m] for i in range(n)]
-        seats = tuple(base[(s + rotation) % n] for s in range(n))
+        seats = arrangements[rotation] if duplicate else tuple(base[(s + g) % n] for s in range(n))
         factions = tuple(faction_set[(s + shift) % n] for s in range(n))
         # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
         game_seed = (seed * 1_000_003 + deal) % SEED_LIMIT
         specs.append(GameSpec(g, game_seed, n, seats, factions, items, luck_samples, luck_model))
     return specs
+
+
+SEATINGS: Final = ("rotations", "permutations")
+MAX_PERMUTATIONS: Final = 120  # 5 different policies at 5 players; 6 would be 720 games a deal
+
+
+def deal_seatings(base: Sequence[str], seatings: str = "rotations") -> list[tuple[str, ...]]:
+    """The seat arrangements one duplicate deal is played under: the n rotations of the
+    line-up `base`, or (`"permutations"`) its distinct permutations."""
+    n = len(base)
+    if seatings == "rotations":
+        return [tuple(base[(s + r) % n] for s in range(n)) for r in range(n)]
+    if seatings != "permutations":
+        raise ValueError(f"seatings={seatings!r}: use one of {', '.join(SEATINGS)}")
+    count = math.factorial(n)
+    for name in set(base):
+        count //= math.factorial(list(base).count(name))
+    if count > MAX_PERMUTATIONS:
+        raise ValueError(
+            f"the line-up {list(base)} has {count} distinct seatings, more than "
+            f"{MAX_PERMUTATIONS} games a deal; use rotations, or repeat policies in the line-up"
+        )
+    # In the order of the seat permutations (the line-up itself first), not of the names: the
+    # same games whatever the policies are called.
+    return list(dict.fromkeys(itertools.permutations(base)))
 
 
 # --- the result -------------------------------------------------------------------------------

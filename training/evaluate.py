@@ -105,11 +105,20 @@ def evaluate_lineup(
     checkpoint: str, others: list[str], players: int, games: int, seed: int = 0
 ) -> dict[str, Any]:
     """The harness's summary of `checkpoint` with `others` in one line-up, on duplicate deals
-    (`games` rounded up to whole deals): the benchmark's measurement, its head-to-head entries
-    pairing the checkpoint with each of the others over the same deals."""
+    under every permutation of the line-up (`games` rounded up to whole deals; rotations when a
+    line-up has over MAX_PERMUTATIONS arrangements): the benchmark's measurement, its
+    head-to-head entries pairing the checkpoint with each of the others over the same deals.
+    (Rotations alone would put the checkpoint just before the same seat in every game: a copy
+    of the strategist then scores about -0.4 against it; docs/baselines.md, Seat order.)"""
     from dune_env.harness import run_benchmark
+    from dune_env.match import deal_seatings, lineup
 
-    games = players * math.ceil(games / players)
+    base = lineup([checkpoint, *others], players)
+    try:
+        seatings, per_deal = "permutations", len(deal_seatings(base, "permutations"))
+    except ValueError:  # over MAX_PERMUTATIONS arrangements (6+ different policies)
+        seatings, per_deal = "rotations", players
+    games = per_deal * math.ceil(games / per_deal)
     return run_benchmark(
         [checkpoint, *others],
         num_players=players,
@@ -117,6 +126,7 @@ def evaluate_lineup(
         seed=seed,
         workers=1,
         duplicate=True,
+        seatings=seatings,
         plots=False,
     ).summary
 

@@ -124,6 +124,7 @@ def run_record(
     max_decisions: int,
     luck_samples: int = 0,
     luck_model: str = "",
+    seatings: str = "rotations",
 ) -> dict[str, Any]:
     """The parameters that define a run's games (run.json; a resume must repeat them)."""
     record: dict[str, Any] = {
@@ -139,6 +140,8 @@ def run_record(
         record["luck_samples"] = luck_samples
     if luck_model:
         record["luck_model"] = luck_model
+    if seatings != "rotations":
+        record["seatings"] = seatings
     return record
 
 
@@ -258,6 +261,7 @@ _META_KEYS = (
     "resumed",
     "luck_samples",
     "luck_model",
+    "seatings",
 )
 
 
@@ -266,7 +270,8 @@ def _meta(
 ) -> dict[str, Any]:
     """summary.json's "meta": the run's parameters, how it was played, how long it took (the
     speed counts only the games played in this session: a resume keeps the others)."""
-    values = {"luck_samples": 0, "luck_model": "", **run, "games_requested": run["games"], **extra}
+    values = {"luck_samples": 0, "luck_model": "", "seatings": "rotations", **run}
+    values |= {"games_requested": run["games"], **extra}
     meta = {key: values[key] for key in _META_KEYS}
     meta["seconds"] = elapsed
     meta["games_played"] = played
@@ -316,14 +321,14 @@ def run_benchmark(
     address: str | None = None,
     luck_samples: int = 0,
     luck_model: str = "",
+    seatings: str = "rotations",
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
 
-    `duplicate`: play each deal under every rotation of the line-up (`schedule`); the strength
-    intervals then resample deals, and the summary holds paired head-to-head differences.
-    `bootstrap`: resamples for the strength intervals (0: no intervals).  `progress`: show a
-    progress bar (a string: the bar's label).
+    `duplicate`: each deal under every rotation of the line-up (every seating with
+    `seatings="permutations"`; `schedule`), strength intervals over deals, paired head-to-head
+    differences.  `bootstrap`: resamples for the intervals (0: none).  `progress`: a bar.
 
     Every game runs in a worker process: a policy that thinks longer than `move_timeout`
     seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits
@@ -347,9 +352,9 @@ def run_benchmark(
     check_options(num_players, games, seed, workers, config, luck_samples, luck_model)
     timeout = _checked_timeout(move_timeout)
     policies = _checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    luck = (luck_samples, luck_model)
-    specs = schedule(policies, num_players, games, seed, config, duplicate, *luck)
-    run = run_record(policies, num_players, games, seed, config, duplicate, max_decisions, *luck)
+    design = (luck_samples, luck_model, seatings)
+    specs = schedule(policies, num_players, games, seed, config, duplicate, *design)
+    run = run_record(policies, num_players, games, seed, config, duplicate, max_decisions, *design)
     directory = Path(out_dir) if out_dir is not None else None
     output_log = str(directory / POLICY_OUTPUT_FILE) if directory is not None else None
     # Connect first (Ray: a bad address or cluster fails here, before anything is written).

@@ -16,7 +16,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..match import DEFAULT_MAX_DECISIONS
+from ..match import DEFAULT_MAX_DECISIONS, SEATINGS
 from ..policies.registry import policy_names
 from .exits import bad_input_errors, interrupted, refused
 from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
@@ -65,6 +65,14 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="play each deal under every rotation of the line-up (same seed and dice);\n"
         "--games must then be a multiple of --players",
+    )
+    parser.add_argument(
+        "--seatings",
+        choices=list(SEATINGS),
+        default="rotations",
+        help="with --duplicate: the arrangements of each deal: the line-up's rotations\n"
+        "(default), or every distinct permutation (24 a deal for 4 different policies):\n"
+        "rotations keep the seat order, which biases a pairing (docs/baselines.md, Seat order)",
     )
     parser.add_argument(
         "--suite",
@@ -285,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
             config=parse_game_options(args.set),
             overwrite=False,
             duplicate=args.duplicate,
+            seatings=args.seatings,
             bootstrap=args.bootstrap,
             luck_samples=args.luck_adjust,
             luck_model=args.luck_model,
@@ -310,6 +319,7 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
             ("--players", args.players is not None),
             ("--games", args.games is not None),
             ("--duplicate", args.duplicate),
+            ("--seatings", args.seatings != "rotations"),
             ("--set", bool(args.set)),
             ("--luck-adjust", bool(args.luck_adjust)),
             ("--luck-model", bool(args.luck_model)),

@@ -327,7 +327,7 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
             "",
         ]
     mode = (
-        "duplicate deals (every rotation of the line-up)"
+        f"duplicate deals (every {meta.get('seatings', 'rotations')[:-1]} of the line-up)"
         if summary.get("duplicate")
         else ("seat- and faction-rotated games")
     )

@@ -79,6 +79,7 @@ def run_sprt_command(
             ("--suite", bool(args.suite)),
             ("--games", args.games is not None),
             ("--save-replays", bool(args.save_replays)),
+            ("--seatings", args.seatings != "rotations"),
         )
         if given
     ]

@@ -153,9 +153,9 @@ def load_policy(
     elif found.loader == "module:attr":
         obj = import_attr(found.target)
     elif found.loader == "weights":
-        from .weights import WeightsPolicy
+        from .weights import weights_policy
 
-        obj = WeightsPolicy(found.target)
+        obj = weights_policy(found.target)
     elif found.loader == "sb3":
         from .sb3 import model_actor
 

@@ -39,6 +39,12 @@ from .specs import PolicyLoadError
 FORMAT_NAME = "dune-env-policy"
 FORMAT_VERSION = 1
 NETWORK_KIND = "mlp-actor-critic"
+# The same network whose logits are added to beta x one-hot of a heuristic's choice: an engine
+# policy (it asks the heuristic), `dune_env.policies.residual`.  A kind of its own, so that a
+# version that cannot play it refuses it rather than playing the network alone.
+RESIDUAL_KIND = "mlp-actor-critic-on-heuristic"
+TEACHERS = ("strategist", "economic", "aggressive")
+MAX_BETA = 100.0
 ACTIVATIONS = ("tanh", "relu")
 MAX_JSON_BYTES = 1 << 20
 MAX_LAYERS = 16
@@ -121,12 +127,18 @@ def _layers(state: dict[str, Any], prefix: str) -> list[int]:
 
 
 def export_policy(
-    model: Any, destination: str | Path, source: dict[str, Any] | None = None
+    model: Any,
+    destination: str | Path,
+    source: dict[str, Any] | None = None,
+    teacher: tuple[str, float] | None = None,
 ) -> Path:
     """Write a MaskablePPO model's policy network in the safe format; returns the .json path.
 
     `destination` is the file stem (or either file name).  The tensor file is written first and
-    the description last, each atomically, so a description always names complete tensors."""
+    the description last, each atomically, so a description always names complete tensors.
+    `teacher` (heuristic, beta): a network on a heuristic (RESIDUAL_KIND; `training.residual`:
+    its observations carry the heuristic's action as one last column, its head is
+    `action_net.correction`)."""
     import torch
     from safetensors.torch import save as save_tensors
     from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -142,13 +154,18 @@ def export_policy(
         raise ValueError("only the default flat-observation MlpPolicy can be exported")
     obs_shape = getattr(model.observation_space, "shape", None)
     n_actions = getattr(model.action_space, "n", None)
-    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
+    width = OBS_SIZE + (teacher is not None)
+    if obs_shape != (width,) or n_actions != NUM_ACTIONS:
         raise ValueError(
             f"the model takes observations of shape {obs_shape} and {n_actions} actions; "
             f"{ENV_NAME} has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            + (" (plus the heuristic's action with a teacher)" if teacher else "")
         )
     state = {
-        k: v.detach().to("cpu", torch.float32).contiguous() for k, v in policy.state_dict().items()
+        k.replace("action_net.correction.", "action_net."): v.detach()
+        .to("cpu", torch.float32)
+        .contiguous()
+        for k, v in policy.state_dict().items()
     }
     tensors_path, json_path = weight_paths(destination)
     blob = save_tensors(state)
@@ -161,12 +178,14 @@ def export_policy(
         "spaces_fingerprint": spaces_fingerprint(),
         "observation_layout": layouts.to_record(layouts.fields_of(OBS_LAYOUT)),
         "network": {
-            "kind": NETWORK_KIND,
+            "kind": NETWORK_KIND if teacher is None else RESIDUAL_KIND,
             "pi": _layers(state, "mlp_extractor.policy_net"),
             "vf": _layers(state, "mlp_extractor.value_net"),
             "activation": activation,
+            **({} if teacher is None else {"teacher": teacher[0], "beta": float(teacher[1])}),
         },
-        "action_selection": "argmax of the masked action logits (illegal actions excluded)",
+        "action_selection": "argmax of the masked action logits (illegal actions excluded)"
+        + ("" if teacher is None else f", plus beta on the {teacher[0]} heuristic's action"),
         "tensors": {"file": tensors_path.name, "sha256": hashlib.sha256(blob).hexdigest()},
         "source": {
             "algorithm": type(model).__name__,
@@ -224,7 +243,19 @@ def read_description(json_path: Path) -> dict[str, Any]:
     trained_layout(desc, label)  # the observation it was trained on maps onto today's
     net = desc.get("network")
     _expect(isinstance(net, dict), label, "'network' must be an object")
-    _expect(net.get("kind") == NETWORK_KIND, label, f"network kind must be {NETWORK_KIND!r}")
+    _expect(
+        net.get("kind") in (NETWORK_KIND, RESIDUAL_KIND),
+        label,
+        f"network kind must be {NETWORK_KIND!r} or {RESIDUAL_KIND!r}",
+    )
+    if net["kind"] == RESIDUAL_KIND:
+        beta = net.get("beta")
+        _expect(
+            net.get("teacher") in TEACHERS and type(beta) in (int, float) and 0 < beta <= MAX_BETA,
+            label,
+            f"a {RESIDUAL_KIND!r} network needs 'teacher' (one of {list(TEACHERS)}) and "
+            f"'beta' (a number in (0, {MAX_BETA:g}])",
+        )
     _expect(
         net.get("activation") in ACTIVATIONS,
         label,
@@ -343,11 +374,11 @@ def _read_hashed(path: Path, largest: int, sha256: str, label: str) -> bytes:
 @lru_cache(maxsize=32)
 def _load_network(
     json_file: str, version: tuple[int, ...]
-) -> tuple[list[np.ndarray], str, tuple[layouts.TrainedField, ...]]:
-    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], activation, the observation layout
-    it was trained on), loaded once per file version.  Loading uses numpy only: a process
-    that loads and then forks harness workers has not started torch's thread pool (which does
-    not survive a fork)."""
+) -> tuple[list[np.ndarray], dict[str, Any], tuple[layouts.TrainedField, ...]]:
+    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], the checked 'network' description,
+    the observation layout it was trained on), loaded once per file version.  Loading uses
+    numpy only: a process that loads and then forks harness workers has not started torch's
+    thread pool (which does not survive a fork)."""
     json_path = Path(json_file)
     desc = read_description(json_path)
     label = str(json_path)
@@ -393,7 +424,7 @@ def _load_network(
         actor += [state[f"mlp_extractor.policy_net.{2 * i}.{p}"] for p in ("weight", "bias")]
     actor += [state["action_net.weight"], state["action_net.bias"]]
     arrays = [np.array(a, copy=True) for a in actor]
-    return arrays, net["activation"], trained_layout(desc, label)
+    return arrays, net, trained_layout(desc, label)
 
 
 class WeightsPolicy:
@@ -402,7 +433,7 @@ class WeightsPolicy:
     It takes observations of `layout` (default: the installed `OBS_LAYOUT`) and gives the
     network the entries of the layout it was trained on, found by field name."""
 
-    def __init__(self, path: str | Path, layout: Any = None) -> None:
+    def __init__(self, path: str | Path, layout: Any = None, on_heuristic: bool = False) -> None:
         _, json_path = weight_paths(path)
         json_path = json_path.resolve()
         if not json_path.is_file():
@@ -416,7 +447,18 @@ class WeightsPolicy:
             if p.is_file()
             for x in (p.stat().st_mtime_ns, p.stat().st_size)
         )
-        self.arrays, self.activation, self.trained_layout = _load_network(str(json_path), version)
+        self.arrays, network, self.trained_layout = _load_network(str(json_path), version)
+        self.activation: str = network["activation"]
+        # (heuristic, beta) of a RESIDUAL_KIND network, played by `weights_policy` only.
+        self.teacher: tuple[str, float] | None = None
+        if network["kind"] == RESIDUAL_KIND:
+            if not on_heuristic:
+                raise PolicyLoadError(
+                    f"model {str(path)!r} adds to the {network['teacher']!r} heuristic's choice: "
+                    "it plays through the game (dune_env.policies.weights.weights_policy, or "
+                    "its name or path in the harness), not from observations alone"
+                )
+            self.teacher = (network["teacher"], float(network["beta"]))
         if layout is None:
             from ..environment.observer import OBS_LAYOUT
 
@@ -464,7 +506,19 @@ class WeightsPolicy:
         return int(self.act_batch(observation, action_mask)[0])
 
 
-def load_weights_policy(path: str) -> ObservationPolicy:
+def weights_policy(path: str) -> Any:
+    """The safe-format model at `path`: a `WeightsPolicy` (an observation policy), or for a
+    network on a heuristic (RESIDUAL_KIND) the engine policy `ResidualWeightsPolicy`."""
+    weights = WeightsPolicy(path, on_heuristic=True)
+    if weights.teacher is None:
+        return weights
+    from .residual import ResidualWeightsPolicy
+
+    return ResidualWeightsPolicy(weights, name=weight_paths(path)[0].with_suffix("").name)
+
+
+def load_weights_policy(path: str) -> Any:
     """An engine policy playing the safe-format model at `path` (its .safetensors or .json)."""
     stem = weight_paths(path)[0].with_suffix("").name
-    return ObservationPolicy(WeightsPolicy(path), name=stem)
+    policy = weights_policy(path)
+    return policy if hasattr(policy, "act") else ObservationPolicy(policy, name=stem)

@@ -295,7 +295,10 @@ def benchmark_record(
         )
     _check_policies_allowed(policies, trust, own_run)
     duplicate = bool(meta.get("duplicate", False))
-    spec = schedule(policies, players, games, seed, config, duplicate=duplicate)[game_index]
+    seatings = str(meta.get("seatings", "rotations"))
+    spec = schedule(policies, players, games, seed, config, duplicate, seatings=seatings)[
+        game_index
+    ]
     title = f"benchmark {directory.name}, game {game_index} (seed {spec.seed})"
     game, seated = seat_spec(spec, trust=trust)
     try:

@@ -56,7 +56,9 @@ def test_lineup_evaluation_pairs_the_model_with_each_other_policy_over_the_same_
     ]  # fmt: skip
     assert lineup_of(("strategist", "economic", "aggressive"), 5)[-1] == "strategist"
     summary = evaluate_lineup("economic", ["random", "aggressive"], 3, 10)
-    assert summary["games"] == 12 and summary["duplicate"] is True  # whole deals of 3
+    # whole deals of the line-up's 6 seatings (every permutation: no seat-order offset)
+    assert summary["games"] == 12 and summary["duplicate"] is True
+    assert summary["meta"]["seatings"] == "permutations"
     for other in ("random", "aggressive"):
         mine = paired_record(summary, "economic", other)
         theirs = paired_record(summary, other, "economic")

@@ -1,0 +1,98 @@
+"""The residual-PPO experiment (training/residual.py, issue 23): the strategist's action travels
+as one more observation column, and a fresh model plays exactly as the strategist."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+
+def test_the_teacher_column_is_the_strategists_action_for_the_observation_handed_out(
+    tmp_path: Path,
+) -> None:
+    from dune_env.environment.observer import OBS_SIZE
+    from training.residual import ResidualConfig, build_env
+
+    env = build_env(ResidualConfig(out=str(tmp_path), n_envs=1, envs_per_process=3), seed=4)
+    obs = env.reset()
+    assert obs.shape == (3, OBS_SIZE + 1)
+    masks = env.env_method("action_masks")
+    for row, mask in zip(obs, masks, strict=True):
+        teacher = int(row[-1])
+        assert teacher >= 0 and mask[teacher]  # a legal action: the strategist's
+    obs, _, _, infos = env.step(np.array([int(r[-1]) for r in obs]))
+    assert [int(r[-1]) for r in obs] == [i["teacher_action"] for i in infos]
+    env.close()
+
+
+def test_a_fresh_residual_model_exported_plays_exactly_as_the_strategist(tmp_path: Path) -> None:
+    """Zero correction, teacher bonus beta: exported in the safe format and loaded by path as
+    the harness does, its choice is the strategist's at every decision (on the clone the
+    harness hands to an outside policy); an observation-only loader refuses the file."""
+    from safetensors.numpy import load_file
+
+    from dune_env.engine import Game, GameConfig
+    from dune_env.environment.seating import named_policy
+    from dune_env.policies.registry import PolicyLoadError, load_policy
+    from dune_env.policies.weights import RESIDUAL_KIND, WeightsPolicy
+    from training.kickstart import shipped_or_path
+    from training.residual import ResidualConfig, build_env, export_checkpoint, new_model
+
+    cfg = ResidualConfig(out=str(tmp_path), n_envs=1, envs_per_process=2, n_steps=8)
+    env = build_env(cfg, seed=0)
+    model = new_model(cfg, env)
+    env.close()
+    shipped = load_file(str(shipped_or_path("bc-4p")))
+    copied = model.policy.mlp_extractor.policy_net[0].weight.detach().numpy()
+    assert np.array_equal(copied, shipped["mlp_extractor.policy_net.0.weight"])
+    model.save(tmp_path / "fresh.zip")
+    description = export_checkpoint(tmp_path / "fresh.zip")
+    network = json.loads(description.read_text())["network"]
+    assert network["kind"] == RESIDUAL_KIND and network["teacher"] == "strategist"
+    assert network["beta"] == cfg.beta
+    with pytest.raises(PolicyLoadError, match="adds to the 'strategist' heuristic's choice"):
+        WeightsPolicy(tmp_path / "fresh.safetensors")
+    residual = load_policy(str(tmp_path / "fresh.safetensors"))
+    strategist = named_policy("strategist", 0)
+    others = [named_policy(n, 0) for n in ("strategist", "economic", "aggressive")]
+    compared = 0
+    for seed in range(2):
+        game = Game(GameConfig(num_players=4), seed=seed)
+        while not game.terminal:
+            if game.pending is None:
+                game.advance()
+                continue
+            seat = game.state.pending_seat
+            if seat == seed:
+                option = residual.act(game.clone(), seat)
+                assert option == strategist.act(game, seat)
+                compared += 1
+            else:
+                option = others[seat - 1 if seat > seed else seat].act(game, seat)
+            game.apply(option)
+    assert compared > 100
+
+
+def test_a_network_on_a_heuristic_needs_a_known_heuristic_and_beta(tmp_path: Path) -> None:
+    """The description of a RESIDUAL_KIND network is checked like any other: a teacher that is
+    not a built-in heuristic, or a beta out of range, is refused naming what is expected."""
+    from dune_env.policies.registry import PolicyLoadError
+    from dune_env.policies.weights import read_description
+    from training.residual import ResidualConfig, build_env, export_checkpoint, new_model
+
+    cfg = ResidualConfig(out=str(tmp_path), n_envs=1, envs_per_process=1, n_steps=8)
+    env = build_env(cfg, seed=0)
+    new_model(cfg, env).save(tmp_path / "m.zip")
+    env.close()
+    description = export_checkpoint(tmp_path / "m.zip")
+    good = json.loads(description.read_text())
+    for teacher, beta in (("random", 6.0), ("strategist", 0.0), ("strategist", "6")):
+        bad = {**good, "network": {**good["network"], "teacher": teacher, "beta": beta}}
+        description.write_text(json.dumps(bad))
+        with pytest.raises(PolicyLoadError, match="needs 'teacher'"):
+            read_description(description)
