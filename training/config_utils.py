@@ -13,8 +13,11 @@ to the field's type.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import signal
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -177,3 +180,18 @@ def config_from_cli(cls: type[T], argv: list[str], prog: str) -> T:
         path = argv[i + 1]
         del argv[i : i + 2]
     return load_config(cls, path, argv)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block SIGTERM (a job scheduler, `kill`, `timeout`) raises KeyboardInterrupt,
+    so a recipe stops on it as on Ctrl-C: one line, and the same command resumes."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -39,7 +39,6 @@ import dataclasses
 import json
 import os
 import shutil
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ from training.checkpoints import (
     save_model_atomically,
     session_seed_of,
 )
-from training.config_utils import ConfigKeyError, RunConfig, config_from_cli
+from training.config_utils import ConfigKeyError, RunConfig, config_from_cli, sigterm_as_interrupt
 from training.dagger import LineupImitationFields
 from training.evaluate import evaluate_model
 from training.imitation import BC_FIXED_ON_RESUME, behaviour_clone, collect_demonstrations
@@ -626,11 +625,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     from dune_env.policies.registry import PolicyLoadError
 
-    # SIGTERM (a job scheduler, `kill`, `timeout`) stops training as Ctrl-C does: one line, and
-    # the same command resumes from the newest checkpoint.
-    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        train(cfg)
+        with sigterm_as_interrupt():  # a scheduler's stop, as Ctrl-C: one line, then resume
+            train(cfg)
     except (PolicyLoadError, ResumeError) as exc:
         print(f"ppo_selfplay: {exc}", file=sys.stderr)
         return 2
@@ -642,13 +639,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     return 0
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -12,20 +12,21 @@ batched environments' `teacher_action`); exported (`--export`), the model is pla
 Opponents are the benchmark's heuristics (strategist, economic, aggressive), no snapshots, no
 random seats.
 
-    python -m training.residual --out runs/residual_4p --total-timesteps 3000000
-    python -m training.residual --export runs/residual_4p/checkpoint_2000000.zip
-    dune-bench --policies runs/residual_4p/checkpoint_2000000.safetensors strategist economic \
-        aggressive --players 4 --games 2016 --duplicate --seatings permutations --workers 2
+    python -m training.residual --config configs/residual_4p.yaml
+    python -m training.residual --export runs/residual_4p_seed0/checkpoint_2000000.zip
+    dune-bench --policies runs/residual_4p_seed0/checkpoint_2000000.safetensors strategist \
+        economic aggressive --players 4 --games 2016 --duplicate --seatings permutations
 
-A run resumes from `latest.zip` in its folder; its checkpoints are SB3 `.zip` files this script
-wrote (pickle-based, trusted as its own), each exported beside it in the safe format.
+The same command resumes a run from `latest.zip` in its folder (written after every rollout);
+its checkpoints are SB3 `.zip` files this script wrote (pickle-based, trusted as its own), each
+exported beside it in the safe format.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -40,31 +41,48 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from torch import nn
 
 from dune_env.environment.action_table import NUM_ACTIONS
+from training.config_utils import RunConfig, config_from_cli, sigterm_as_interrupt
 
 
 @dataclasses.dataclass
-class ResidualConfig:
-    out: str = "runs/residual_4p"
-    """The run's folder (checkpoints, progress.jsonl)."""
-    total_timesteps: int = 2_000_000
+class ResidualConfig(RunConfig):
+    """The experiment's settings (`configs/residual_4p.yaml`); the run folder is
+    {out_dir}/{config_name}_seed{seed}."""
+
+    config_name: str = "residual_4p"
+    """Name of the configuration (the run folder's stem)."""
+    total_timesteps: int = 3_000_000
     """Learner steps in all (a resumed run continues to this)."""
     beta: float = 6.0
-    """The teacher's logit bonus: how far the start is from the teacher when sampling."""
+    """The strategist's logit bonus: how rarely the sampled policy leaves it at the start."""
     learning_rate: float = 1e-4
+    """Adam's step size for the correction, the hidden layers and the critic."""
     n_envs: int = 2
+    """Environment processes (1: the games run in the learner's own process)."""
     envs_per_process: int = 32
+    """Games stepped together in each process."""
     n_steps: int = 64
+    """Steps per game per rollout (a rollout is n_envs x envs_per_process x n_steps steps)."""
     batch_size: int = 512
+    """Minibatch size of the PPO update."""
     n_epochs: int = 4
+    """Passes over each rollout (fewer when target_kl stops them)."""
     clip_range: float = 0.1
+    """PPO's ratio clip."""
     target_kl: float = 0.02
+    """An update's epochs stop once the approximate KL passes 1.5 x this."""
     gamma: float = 1.0
     """The reward comes at the end of the game; no discount within a six-round game."""
     gae_lambda: float = 0.95
-    checkpoint_interval: int = 200_000
+    """GAE's lambda."""
+    checkpoint_interval: int = 500_000
+    """Learner steps between checkpoints (each exported in the safe format beside it)."""
     init_weights: str = "bc-4p"
     """Hidden layers and critic copied from this shipped model (the correction's output is 0)."""
-    seed: int = 0
+    init_from: str = ""
+    """Instead: every weight from a network on the strategist: a shipped name (residual-4p), its
+    `.safetensors`, or a checkpoint `.zip` of this script (e.g. the 4-player model to start a
+    5-player run; the observation fits 3-8 players)."""
 
 
 # --- the teacher's action as an observation column ------------------------------------------
@@ -170,6 +188,25 @@ def copy_initial_weights(model: Any, spec: str) -> None:
         raise ValueError(f"init_weights={spec!r} does not fit: {missing=}, {unexpected=}")
 
 
+def copy_residual_weights(model: Any, spec: str) -> None:
+    """Every tensor of a safe-format network on the strategist (checked as any loaded model)."""
+    from safetensors.torch import load as load_tensors
+
+    from dune_env.policies.registry import PolicyLoadError
+    from dune_env.policies.weights import WeightsPolicy
+    from training.kickstart import shipped_or_path
+
+    path = shipped_or_path(spec)
+    checked = WeightsPolicy(path, on_heuristic=True)  # description, SHA-256, layout
+    if checked.teacher != ("strategist", float(model.policy.beta)):
+        raise PolicyLoadError(
+            f"init_from={spec!r} is not a network on the strategist with beta {model.policy.beta}"
+        )
+    state = load_tensors(path.read_bytes())
+    renamed = {k.replace("action_net.", "action_net.correction."): v for k, v in state.items()}
+    model.policy.load_state_dict(renamed)
+
+
 # --- training --------------------------------------------------------------------------------
 
 
@@ -211,15 +248,15 @@ def build_env(cfg: ResidualConfig, seed: int) -> Any:
     from training.opponent_pool import OpponentPool
 
     pool = OpponentPool(
-        str(Path(cfg.out) / "pool"),
-        4,
+        str(cfg.run_dir / "pool"),
+        cfg.num_players,
         p_self=0.0,
         p_heuristic=1.0,
         heuristics=("strategist", "economic", "aggressive"),
     )
     kwargs: dict[str, Any] = {
         "learner": "rotate",
-        "num_players": 4,
+        "num_players": cfg.num_players,
         "opponent_sampler": pool,
         "teacher": "strategist",
     }
@@ -253,7 +290,13 @@ def new_model(cfg: ResidualConfig, env: Any) -> Any:
         device="cpu",
         verbose=0,
     )
-    copy_initial_weights(model, cfg.init_weights)
+    if cfg.init_from.endswith(".zip"):
+        start = MaskablePPO.load(cfg.init_from, device="cpu")  # a checkpoint this script wrote
+        model.policy.load_state_dict(start.policy.state_dict())
+    elif cfg.init_from:
+        copy_residual_weights(model, cfg.init_from)
+    else:
+        copy_initial_weights(model, cfg.init_weights)
     return model
 
 
@@ -261,23 +304,27 @@ def train(cfg: ResidualConfig) -> None:
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
-    out = Path(cfg.out)
+    out = cfg.run_dir
     out.mkdir(parents=True, exist_ok=True)
     latest = out / "latest.zip"
-    steps = MaskablePPO.load(str(latest), device="cpu").num_timesteps if latest.exists() else 0
-    env = build_env(cfg, cfg.seed * 1_000_003 + steps)
-    if latest.exists():
+    resume = cfg.resume and latest.exists()
+    steps = MaskablePPO.load(str(latest), device="cpu").num_timesteps if resume else 0
+    env = build_env(cfg, cfg.seed * 1_000_003 + steps)  # a resumed session plays new games
+    if resume:
         model = MaskablePPO.load(str(latest), env=env, device="cpu")
     else:
         model = new_model(cfg, env)
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=1))
-    model.learn(
-        cfg.total_timesteps - model.num_timesteps,
-        callback=Checkpoints(cfg, out),
-        reset_num_timesteps=False,
-    )
-    model.save(out / "final.zip")
-    env.close()
+    try:
+        model.learn(
+            cfg.total_timesteps - model.num_timesteps,
+            callback=Checkpoints(cfg, out),
+            reset_num_timesteps=False,
+        )
+        model.save(out / "final.zip")
+        export_checkpoint(out / "final.zip")
+    finally:
+        env.close()
 
 
 # --- the safe format ----------------------------------------------------------------------------
@@ -300,18 +347,24 @@ def export_checkpoint(checkpoint: str | Path, destination: str | Path | None = N
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for field in dataclasses.fields(ResidualConfig):
-        parser.add_argument(
-            "--" + field.name.replace("_", "-"), type=type(field.default), default=field.default
-        )
-    parser.add_argument("--export", metavar="ZIP", help="export this checkpoint and stop")
-    args = vars(parser.parse_args(argv))
-    export = args.pop("export")
-    if export:
-        print(export_checkpoint(export))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--export"]:
+        if len(argv) != 2:
+            print("residual: --export takes one checkpoint .zip", file=sys.stderr)
+            return 2
+        print(export_checkpoint(argv[1]))
         return 0
-    train(ResidualConfig(**args))
+    cfg = config_from_cli(ResidualConfig, argv, "python -m training.residual")
+    try:
+        with sigterm_as_interrupt():  # a scheduler's stop, as Ctrl-C: one line, then resume
+            train(cfg)
+    except KeyboardInterrupt:
+        print(
+            f"\nresidual: interrupted; the same command resumes {cfg.run_dir} from its latest "
+            "rollout",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 

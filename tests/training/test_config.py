@@ -10,9 +10,10 @@ import pytest
 
 from training.config_utils import ConfigKeyError, RunConfig, field_docs, load_config
 from training.ppo_selfplay import PPOSelfPlayConfig
+from training.residual import ResidualConfig
 from training.rllib_ppo import RLlibConfig
 
-RECIPES = (PPOSelfPlayConfig, RLlibConfig)
+RECIPES = (PPOSelfPlayConfig, RLlibConfig, ResidualConfig)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -31,7 +32,8 @@ def test_every_shipped_yaml_config_loads() -> None:
     configs = sorted((ROOT / "configs").glob("*.yaml"))
     assert configs
     for path in configs:
-        cls = RLlibConfig if path.name.startswith("rllib") else PPOSelfPlayConfig
+        prefixes = {"rllib": RLlibConfig, "residual": ResidualConfig}
+        cls = next((c for p, c in prefixes.items() if path.name.startswith(p)), PPOSelfPlayConfig)
         cfg = load_config(cls, path)
         assert 3 <= cfg.num_players <= 8
 

@@ -18,7 +18,7 @@ def test_the_teacher_column_is_the_strategists_action_for_the_observation_handed
     from dune_env.environment.observer import OBS_SIZE
     from training.residual import ResidualConfig, build_env
 
-    env = build_env(ResidualConfig(out=str(tmp_path), n_envs=1, envs_per_process=3), seed=4)
+    env = build_env(ResidualConfig(out_dir=str(tmp_path), n_envs=1, envs_per_process=3), seed=4)
     obs = env.reset()
     assert obs.shape == (3, OBS_SIZE + 1)
     masks = env.env_method("action_masks")
@@ -43,7 +43,7 @@ def test_a_fresh_residual_model_exported_plays_exactly_as_the_strategist(tmp_pat
     from training.kickstart import shipped_or_path
     from training.residual import ResidualConfig, build_env, export_checkpoint, new_model
 
-    cfg = ResidualConfig(out=str(tmp_path), n_envs=1, envs_per_process=2, n_steps=8)
+    cfg = ResidualConfig(out_dir=str(tmp_path), n_envs=1, envs_per_process=2, n_steps=8)
     env = build_env(cfg, seed=0)
     model = new_model(cfg, env)
     env.close()
@@ -85,7 +85,7 @@ def test_a_network_on_a_heuristic_needs_a_known_heuristic_and_beta(tmp_path: Pat
     from dune_env.policies.weights import read_description
     from training.residual import ResidualConfig, build_env, export_checkpoint, new_model
 
-    cfg = ResidualConfig(out=str(tmp_path), n_envs=1, envs_per_process=1, n_steps=8)
+    cfg = ResidualConfig(out_dir=str(tmp_path), n_envs=1, envs_per_process=1, n_steps=8)
     env = build_env(cfg, seed=0)
     new_model(cfg, env).save(tmp_path / "m.zip")
     env.close()
@@ -96,3 +96,40 @@ def test_a_network_on_a_heuristic_needs_a_known_heuristic_and_beta(tmp_path: Pat
         description.write_text(json.dumps(bad))
         with pytest.raises(PolicyLoadError, match="needs 'teacher'"):
             read_description(description)
+
+
+@pytest.mark.parametrize("stem", ["residual_4p", "residual_5p"])
+def test_the_residual_configurations_load_and_name_their_runs_after_their_files(stem: str) -> None:
+    from training.config_utils import load_config
+    from training.residual import ResidualConfig
+
+    path = Path(__file__).resolve().parents[2] / "configs" / f"{stem}.yaml"
+    cfg = load_config(ResidualConfig, path)
+    assert cfg.config_name == stem and cfg.num_players == int(stem[-2])
+    assert cfg.beta > 0 and cfg.checkpoint_interval > 0
+
+
+def test_a_run_can_start_from_an_exported_network_on_the_strategist(tmp_path: Path) -> None:
+    """init_from (e.g. the 4-player model for a 5-player run) copies every tensor, the
+    correction included, through the safe format's checks."""
+    import torch
+
+    from training.residual import ResidualConfig, build_env, export_checkpoint, new_model
+
+    cfg = ResidualConfig(out_dir=str(tmp_path), n_envs=1, envs_per_process=1, n_steps=8)
+    env = build_env(cfg, seed=0)
+    model = new_model(cfg, env)
+    with torch.no_grad():
+        model.policy.action_net.correction.bias.uniform_(-1, 1)
+    model.save(tmp_path / "m.zip")
+    export_checkpoint(tmp_path / "m.zip")
+    five = ResidualConfig(
+        out_dir=str(tmp_path), num_players=5, n_envs=1, envs_per_process=1, n_steps=8,
+        init_from=str(tmp_path / "m.safetensors"),
+    )  # fmt: skip
+    env5 = build_env(five, seed=0)
+    started = new_model(five, env5)
+    env.close()
+    env5.close()
+    for name, tensor in model.policy.state_dict().items():
+        assert torch.equal(started.policy.state_dict()[name], tensor), name
