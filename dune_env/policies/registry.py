@@ -67,6 +67,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "ppo-4p": "ppo_4p.safetensors",
     "bc-4p": "bc_4p.safetensors",
     "bc-5p": "bc_5p.safetensors",
+    "residual-4p": "residual_4p.safetensors",  # a network on the strategist (policies/residual.py)
 }
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 

@@ -133,3 +133,33 @@ def test_a_run_can_start_from_an_exported_network_on_the_strategist(tmp_path: Pa
     env5.close()
     for name, tensor in model.policy.state_dict().items():
         assert torch.equal(started.policy.state_dict()[name], tensor), name
+
+
+def test_the_shipped_residual_model_departs_from_the_strategist_only_sometimes() -> None:
+    """residual-4p is the strategist plus a learned correction: over a few games it agrees with
+    the strategist on most decisions with a choice, and departs from it on some (where PPO
+    found it pays), always with a legal option."""
+    from dune_env.engine import Game, GameConfig
+    from dune_env.environment.seating import named_policy
+    from dune_env.policies.registry import load_policy
+
+    residual = load_policy("residual-4p")
+    strategist = named_policy("strategist", 0)
+    others = [named_policy(n, 0) for n in ("strategist", "economic", "aggressive")]
+    choices = departures = 0
+    for seed in range(8):
+        game = Game(GameConfig(num_players=4), seed=seed)
+        while not game.terminal:
+            if game.pending is None:
+                game.advance()
+                continue
+            seat = game.state.pending_seat
+            if seat == seed % 4:
+                option = residual.act(game.clone(), seat)
+                if len(game.legal_options()) > 1:
+                    choices += 1
+                    departures += option != strategist.act(game, seat)
+            else:
+                option = others[(seat - seed - 1) % 4 % 3].act(game, seat)
+            game.apply(option)
+    assert choices > 300 and 0 < departures < 0.2 * choices
