@@ -68,6 +68,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "bc-4p": "bc_4p.safetensors",
     "bc-5p": "bc_5p.safetensors",
     "residual-4p": "residual_4p.safetensors",  # a network on the strategist (policies/residual.py)
+    "residual-5p": "residual_5p.safetensors",
 }
 _USER_POLICIES: dict[str, Callable[[int], EnginePolicy]] = {}
 

@@ -186,13 +186,13 @@ def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
         load_policy(str(tmp_path / "junk.zip"), trust=True)
 
 
-@pytest.mark.parametrize("name", ["ppo-4p", "bc-4p", "bc-5p", "residual-4p"])
+@pytest.mark.parametrize("name", ["ppo-4p", "bc-4p", "bc-5p", "residual-4p", "residual-5p"])
 def test_shipped_checkpoint_loads_and_plays_full_games_legally(name: str) -> None:
     """Each registered shipped model loads and plays every seat of full games, and has its
     model card (docs/models/<name>.md)."""
     from dune_env.policies.registry import CHECKPOINT_DIR, SHIPPED_MODELS
 
-    assert sorted(SHIPPED_MODELS) == ["bc-4p", "bc-5p", "ppo-4p", "residual-4p"]
+    assert sorted(SHIPPED_MODELS) == ["bc-4p", "bc-5p", "ppo-4p", "residual-4p", "residual-5p"]
     assert (CHECKPOINT_DIR / SHIPPED_MODELS[name]).is_file()
     assert (Path(__file__).resolve().parents[2] / "docs" / "models" / f"{name}.md").is_file()
     play_full_games(name, games=3)
@@ -360,7 +360,7 @@ def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -
     assert pool._frozen_policies == {}
 
 
-@pytest.mark.parametrize("stem", ["bc_4p", "bc_5p", "residual_4p"])
+@pytest.mark.parametrize("stem", ["bc_4p", "bc_5p", "residual_4p", "residual_5p"])
 def test_the_imitations_were_trained_on_dune_v1_and_read_the_whole_observation(stem: str) -> None:
     """The imitation baselines are `dune_v1` models (all 729 entries of the v1 layout, whatever
     today's layout), unlike `ppo-4p`, which reads the legacy 717-entry prefix."""
