@@ -11,42 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dune_env.engine import Game, GameConfig  # noqa: E402
-from dune_env.engine.decisions import DecisionKind  # noqa: E402
-from dune_env.environment.seating import named_policy  # noqa: E402
 from dune_env.policies.registry import load_policy  # noqa: E402
-
-
-def departures(model: str, games: int, players: int) -> tuple[Counter[str], Counter[str]]:
-    """(decisions with a choice, departures from the strategist) per decision kind."""
-    policy = load_policy(model)
-    strategist = named_policy("strategist", 0)
-    others = [named_policy(n, 0) for n in ("strategist", "economic", "aggressive")]
-    choices: Counter[str] = Counter()
-    departed: Counter[str] = Counter()
-    for seed in range(games):
-        game = Game(GameConfig(num_players=players), seed=seed)
-        mine = seed % players
-        while not game.terminal:
-            if game.pending is None:
-                game.advance()
-                continue
-            seat = game.state.pending_seat
-            if seat != mine:
-                game.apply(others[(seat - mine - 1) % players % 3].act(game, seat))
-                continue
-            option = policy.act(game.clone(), seat)
-            if len(game.legal_options()) > 1:
-                kind = DecisionKind(game.state.pending_kind).name
-                choices[kind] += 1
-                departed[kind] += option != strategist.act(game, seat)
-            game.apply(option)
-    return choices, departed
+from dune_env.policies.residual import departures  # noqa: E402
 
 
 def main() -> None:
@@ -55,7 +25,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args()
-    choices, departed = departures(args.model, args.games, args.players)
+    choices, departed = departures(load_policy(args.model), args.games, args.players)
     total, moved = sum(choices.values()), sum(departed.values())
     print(
         f"{args.model}, {args.games} games of {args.players} players: departs from the "

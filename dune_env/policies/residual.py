@@ -15,6 +15,7 @@ refuses.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -70,3 +71,37 @@ class ResidualWeightsPolicy:
 
         logits, _, _ = self.logits(game, seat)
         return option_of(game.state.pending_kind, int(np.argmax(logits)))
+
+
+def departures(
+    policy: Any, games: int, num_players: int = 4, teacher: str = "strategist"
+) -> tuple[Counter[str], Counter[str]]:
+    """Where `policy` departs from the heuristic `teacher`: over games 0..games-1 (the policy in
+    seat seed mod n on the clone an outside policy gets, strategist, economic and aggressive in
+    the other seats in turn), the decisions with a choice and the departures, per decision kind
+    name (`benchmarks/residual_departures.py` prints them)."""
+    from ..engine import GameConfig
+    from ..engine.decisions import DecisionKind
+
+    reference = heuristic(teacher)
+    others = [heuristic(name) for name in ("strategist", "economic", "aggressive")]
+    choices: Counter[str] = Counter()
+    departed: Counter[str] = Counter()
+    for seed in range(games):
+        game = Game(GameConfig(num_players=num_players), seed=seed)
+        mine = seed % num_players
+        while not game.terminal:
+            if game.pending is None:
+                game.advance()
+                continue
+            seat = game.state.pending_seat
+            if seat != mine:
+                game.apply(others[(seat - mine - 1) % num_players % 3].act(game, seat))
+                continue
+            option = policy.act(game.clone(), seat)
+            if len(game.legal_options()) > 1:
+                kind = DecisionKind(game.state.pending_kind).name
+                choices[kind] += 1
+                departed[kind] += option != reference.act(game, seat)
+            game.apply(option)
+    return choices, departed
