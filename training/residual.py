@@ -41,6 +41,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from torch import nn
 
 from dune_env.environment.action_table import NUM_ACTIONS
+from training.checkpoints import save_model_atomically, session_seed_of
 from training.config_utils import RunConfig, config_from_cli, sigterm_as_interrupt
 
 
@@ -224,13 +225,13 @@ class Checkpoints(BaseCallback):
     def _on_step(self) -> bool:
         if self.model.num_timesteps >= self.next_save:
             checkpoint = self.out / f"checkpoint_{self.next_save}.zip"
-            self.model.save(checkpoint)
+            save_model_atomically(self.model, checkpoint)
             export_checkpoint(checkpoint)  # the safe copy the harness plays
             self.next_save += self.cfg.checkpoint_interval
         return True
 
     def _on_rollout_end(self) -> None:
-        self.model.save(self.out / "latest.zip")
+        save_model_atomically(self.model, self.out / "latest.zip")
         logs = {k: float(v) for k, v in self.model.logger.name_to_value.items()}
         record = {"steps": self.model.num_timesteps, "seconds": time.time() - self.started, **logs}
         with open(self.out / "progress.jsonl", "a") as f:
@@ -307,11 +308,11 @@ def train(cfg: ResidualConfig) -> None:
     out = cfg.run_dir
     out.mkdir(parents=True, exist_ok=True)
     latest = out / "latest.zip"
-    resume = cfg.resume and latest.exists()
-    steps = MaskablePPO.load(str(latest), device="cpu").num_timesteps if resume else 0
-    env = build_env(cfg, cfg.seed * 1_000_003 + steps)  # a resumed session plays new games
-    if resume:
-        model = MaskablePPO.load(str(latest), env=env, device="cpu")
+    model = MaskablePPO.load(str(latest), device="cpu") if cfg.resume and latest.exists() else None
+    steps = model.num_timesteps if model is not None else 0
+    env = build_env(cfg, session_seed_of(cfg.seed, steps))  # a resumed session plays new games
+    if model is not None:
+        model.set_env(env)
     else:
         model = new_model(cfg, env)
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=1))
@@ -321,7 +322,7 @@ def train(cfg: ResidualConfig) -> None:
             callback=Checkpoints(cfg, out),
             reset_num_timesteps=False,
         )
-        model.save(out / "final.zip")
+        save_model_atomically(model, out / "final.zip")
         export_checkpoint(out / "final.zip")
     finally:
         env.close()

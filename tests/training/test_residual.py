@@ -129,3 +129,21 @@ def test_the_shipped_residual_model_departs_from_the_strategist_only_sometimes()
     total, moved = sum(choices.values()), sum(departed.values())
     assert total > 300 and 0 < moved < 0.2 * total
     assert departed["BID"] > 0  # where it departs most (docs/models/residual-4p.md)
+
+
+def test_a_residual_run_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """The same command run again continues from latest.zip up to the new total; every
+    checkpoint is exported in the safe format beside it."""
+    from sb3_contrib import MaskablePPO
+
+    from training.residual import ResidualConfig, train
+
+    tiny = {"out_dir": str(tmp_path), "n_envs": 1, "envs_per_process": 2, "n_steps": 64}
+    tiny |= {"batch_size": 64, "n_epochs": 1, "checkpoint_interval": 128}
+    train(ResidualConfig(total_timesteps=128, **tiny))
+    run = tmp_path / "residual_4p_seed0"
+    assert (run / "checkpoint_128.safetensors").is_file()
+    train(ResidualConfig(total_timesteps=256, **tiny))
+    assert MaskablePPO.load(str(run / "final.zip"), device="cpu").num_timesteps == 256
+    assert (run / "checkpoint_256.safetensors").is_file()
+    assert len((run / "progress.jsonl").read_text().splitlines()) == 2  # one line a rollout
