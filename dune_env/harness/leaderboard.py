@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .suite import DEALS, PLAYER_COUNTS, SUITE_NAME, SUITE_VERSION
+from .suite import PLAYER_COUNTS, SHORT_DEALS, SUITE_NAME, SUITE_VERSION
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_MARKDOWN = Path("docs") / "leaderboard.md"
@@ -94,10 +94,19 @@ def _by_strength(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def count_table(summary: dict[str, Any]) -> dict[str, Any]:
-    """One player count's published part, from its summary.json."""
+    """One player count's published part, from its summary.json: the rows in the standings'
+    order (verdict.standings), each with its rank (shared when the paired difference to the
+    row above has an interval containing 0) and that difference."""
+    from .verdict import standings
+
     fit = summary.get("strength_fit") or {}
     reference = fit.get("reference")
-    rows = [_row(name, entry, reference) for name, entry in summary["policies"].items()]
+    rows = []
+    for item in standings(summary):
+        row = _row(item["name"], summary["policies"][item["name"]], reference)
+        row["rank"], row["tied"] = item["rank"], item["tied"]
+        row["above_diff"], row["above_ci95"] = item["above_diff"], item["above_ci95"]
+        rows.append(row)
     meta = summary.get("meta", {})
     return {
         "games": summary["games"],
@@ -106,7 +115,7 @@ def count_table(summary: dict[str, Any]) -> dict[str, Any]:
         "lineups": meta.get("lineups"),
         "reference": reference,
         "cannot_tell_apart": summary.get("cannot_tell_apart"),
-        "rows": _by_strength(rows),
+        "rows": rows,
     }
 
 
@@ -185,6 +194,28 @@ TABLE_HEAD = [
     "| rank | policy | strength [95% CI] | win rate [95% CI] | control-win rate [95% CI] |",
     "|---:|---|---|---|---|",
 ]
+STANDINGS_HEAD = [
+    "| rank | policy | strength [95% CI] | minus the row above [95% CI] | win rate [95% CI] "
+    "| control-win rate [95% CI] |",
+    "|---:|---|---|---|---|---|",
+]
+
+
+def rank_text(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The row's rank, `3=` when shared (tables of suite v3 on; older ones: the position)."""
+    if "rank" not in row:
+        return str(rows.index(row) + 1)
+    shared = sum(1 for other in rows if other.get("rank") == row["rank"]) > 1
+    return f"{row['rank']}{'=' if shared else ''}"
+
+
+def step_text(row: dict[str, Any]) -> str:
+    """This row minus the row above, paired over deals, with its interval ("" for the first)."""
+    diff, ci = row.get("above_diff"), row.get("above_ci95")
+    if diff is None:
+        return ""
+    interval = _interval([-ci[1], -ci[0]], "+.2f") if ci else " [n/a: too few deals]"
+    return f"{-diff:+.2f}{interval}"
 
 
 def software_text(software: dict[str, Any] | None) -> str:
@@ -215,10 +246,11 @@ def render_markdown(table: dict[str, Any], generator: str) -> str:
         "docs/baselines.md): each policy's faction-adjusted strength (log-odds against "
         "`random`, fitted on all games of the player count, 95% bootstrap interval over "
         "deals), its win rate and its control-win rate (END-1/END-2; Wilson 95% intervals, "
-        "per seat). Rows are ranked by strength; two rows whose intervals overlap are not "
-        "separated by these games (the paired head-to-head differences in each player count's "
-        "report.md of the run are tighter). `dune-bench --suite standard --policies YOUR_AGENT` "
-        "prints where your agent lands in these tables.",
+        "per seat). Rows are in order of strength; each row gives its difference to the row "
+        "above, paired over the deals both played (every policy meets every other at the "
+        "table, in seatings that cancel seat order), and a row whose difference's 95% interval "
+        "contains 0 shares the rank above (`=`). `dune-bench --suite standard --policies "
+        "YOUR_AGENT` prints where your agent lands in these tables.",
         "",
         f"- **Command**: `{table['command']}`",
         f"- **Suite**: {table['suite']} v{version}{short}, seed {table['seed']}",
@@ -234,19 +266,26 @@ def render_markdown(table: dict[str, Any], generator: str) -> str:
         "",
     ]
     for n, count in sorted(table["player_counts"].items(), key=lambda item: int(item[0])):
+        rows = count["rows"]
         lines += [
             f"## {n} players",
             "",
             f"{count['games']} games, {count['deals']} duplicate deals over "
             f"{len(count['lineups'] or [])} line-up(s).",
             "",
-            *TABLE_HEAD,
+            *STANDINGS_HEAD,
         ]
-        for rank, row in enumerate(count["rows"], 1):
+        for row in rows:
             lines.append(
-                f"| {rank} | {row['policy']} | {strength_text(row, count['reference'])} "
-                f"| {_rates(row)} |"
+                f"| {rank_text(row, rows)} | {row['policy']} "
+                f"| {strength_text(row, count['reference'])} | {step_text(row)} | {_rates(row)} |"
             )
+        if any(row.get("tied") for row in rows):
+            lines += [
+                "",
+                "`=`: the paired difference to the row above has a 95% interval containing 0: "
+                "these games do not order the two.",
+            ]
         if count.get("cannot_tell_apart"):
             lines += ["", f"The games cannot tell the policies apart: {count['cannot_tell_apart']}"]
         lines.append("")
@@ -341,8 +380,9 @@ def _notes(published: dict[str, Any], build: str | None, short: bool, seed: int)
         )
     if short and not published.get("short"):
         notes.append(
-            f"this run is the short suite ({DEALS['standard-short']} deals per player count): "
-            "its intervals are wider than the published ones"
+            f"this run is the short suite ({', '.join(map(str, SHORT_DEALS.values()))} deals "
+            "at 3-6 players, no search reference): its intervals are wider than the published "
+            "ones"
         )
     if seed != published.get("seed", 0):
         notes.append(f"this run used seed {seed}, the published table {published.get('seed', 0)}")
