@@ -11,6 +11,11 @@ Prints per term its largest effect (log-odds, with a 95% bootstrap interval over
 likelihood-ratio test of the term (chi-squared, levels - 1 degrees of freedom); and, as plain
 rates, each policy's win rate by the policy acting just before it.  Writes seat_effects.json.
 
+`--context RUN [RUN ...]`: for finished `dune-bench --duplicate` runs, the strength fit with
+and without the context terms (seat, the policy just before, the policy just after) in every
+seat's utility: each pair's difference and the width of its 95% bootstrap interval, to see
+whether the terms narrow the intervals (docs/baselines.md, "Seat order").
+
 `--check`: the harness's default design (no --seatings flag) on the line-ups that expose a
 seat-order bias: a second copy of the strategist under another name
 (`dune_env.policies.heuristics.strategist:StrategistPolicy`) and a seeded-random copy
@@ -228,10 +233,58 @@ def check(n: int, seatings: str | None, seed: int, workers: int, out: Path) -> l
     return found
 
 
+def read_rows(run: Path) -> list[SeatResult]:
+    """A finished run's results.csv, checked against the schedule its run.json describes."""
+    from dune_env.harness.resume_check import read_checked_results
+
+    record = json.loads((run / "run.json").read_text())
+    specs = schedule(
+        record["policies"],
+        record["num_players"],
+        record["games"],
+        record["seed"],
+        record["config"],
+        record["duplicate"],
+        seatings=record.get("seatings", "rotations"),
+    )
+    return read_checked_results(run / "results.csv", specs)
+
+
+def context_fit(runs: list[Path], boot: int) -> list[dict[str, Any]]:
+    """Per run and pair of policies: the difference and its interval width without and with
+    the context terms."""
+    found = []
+    for run in runs:
+        games = outcomes(read_rows(run))
+        plain = fit_strength(games, bootstrap=boot)
+        context = fit_strength(games, bootstrap=boot, context=["seat", "before", "after"])
+        for pair, (diff, low, high) in sorted(plain.pair_ci95.items()):
+            cdiff, clow, chigh = context.pair_ci95[pair]
+            found.append(
+                {
+                    "run": str(run),
+                    "pair": list(pair),
+                    "plain": [diff, low, high],
+                    "context": [cdiff, clow, chigh],
+                    "width_ratio": (chigh - clow) / (high - low) if high > low else math.nan,
+                }
+            )
+            print(
+                f"| {run.name} | {pair[0]} − {pair[1]} | {diff:+.2f} [{low:+.2f}, {high:+.2f}] "
+                f"| {cdiff:+.2f} [{clow:+.2f}, {chigh:+.2f}] | {found[-1]['width_ratio']:.2f} |",
+                flush=True,
+            )
+    ratios = [f["width_ratio"] for f in found if math.isfinite(f["width_ratio"])]
+    if ratios:
+        print(f"\nmedian width ratio (with / without the terms): {np.median(ratios):.2f}")
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--measure", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--context", nargs="+", type=Path, default=None, metavar="RUN")
     parser.add_argument("--players", type=int, nargs="+", default=None)
     parser.add_argument("--deals", type=int, default=60, help="deals per player count")
     parser.add_argument("--arrangements", type=int, default=60, help="seatings per deal")
@@ -263,6 +316,11 @@ def main() -> None:
                     flush=True,
                 )
         (out / "seat_effects.json").write_text(json.dumps(found, indent=2))
+    if args.context:
+        print("| run | pair | without context terms | with seat, before, after | width ratio |")
+        print("|---|---|---|---|---:|")
+        fits = context_fit(args.context, args.bootstrap)
+        (out / "context_fit.json").write_text(json.dumps(fits, indent=2))
     if args.check:
         found_checks = []
         for n in args.players or [4, 5]:

@@ -314,9 +314,9 @@ def schedule(
     The games come in deals of the line-up's seating design (`seatings.deal_seatings`; the
     balanced design by default, docs/baselines.md "Seat order"): deal k = games k*D .. k*D +
     D - 1 plays the D arrangements of the design in order, each seat keeping one faction
-    through the deal.  Deal k plays the available factions rotated by k (so every faction is
-    dealt equally over m consecutive deals, m = number of available factions), in a seat order
-    rotated by k // m.  `duplicate=True`: a deal's games share one seed, so they see the same
+    through the deal.  Deal k of a run seeded s plays the available factions rotated by s + k
+    (so every faction is dealt equally over m consecutive deals, m = number of available
+    factions), in a seat order rotated by (s + k) // m; with rotations by k, as before.  `duplicate=True`: a deal's games share one seed, so they see the same
     chance outcomes wherever they reach the same chance event (docs/engine.md, Chance), and
     `games` must be whole deals; otherwise every game has its own seed.
 
@@ -357,11 +357,15 @@ def schedule(
             f"line-up: give a number of games that is a multiple of {per_deal} "
             f"(e.g. {games - games % per_deal + per_deal}), not {games}"
         )
+    # The faction deals start where the seed says (rotations: at 0, as before the designs), so
+    # that short runs of other seeds (the suite's line-ups) deal other faction sets too.
+    start = 0 if seatings == ROTATIONS else seed
     specs = []
     for g in range(games):
         deal, arrangement = divmod(g, per_deal)
-        faction_set = [avail[(deal + i) % m] for i in range(n)]
-        factions = tuple(faction_set[(s + deal // m) % n] for s in range(n))
+        turn = start + deal
+        faction_set = [avail[(turn + i) % m] for i in range(n)]
+        factions = tuple(faction_set[(s + turn // m) % n] for s in range(n))
         game_seed = (seed * 1_000_003 + (deal if duplicate else g)) % SEED_LIMIT
         specs.append(GameSpec(g, game_seed, n, arrangements[arrangement], factions, *extra))
     return specs

@@ -26,8 +26,9 @@ LEGEND = (
     "(END-5, 'Guild'), or the Bene Gesserit's if it predicted that (END-6, 'BG'); the faction "
     "held, not the play, decides it, and the strength fit credits it to the faction.",
     "- no winner: nobody won by the end of round 6 and nobody plays the Guild (END-5: every "
-    "player loses), as in a third to two-thirds of games at 3-4 players; such a game says "
-    "nothing about who is stronger and the strength fit leaves it out (the report counts them; "
+    "player loses), common where factions outnumber seats (about two games in three at 3 "
+    "players, one in six at 4, among the heuristics); such a game says nothing about who is "
+    "stronger and the strength fit leaves it out (report.md counts them under 'Win kinds'; "
     "with --luck-adjust every game counts, through its seats' luck).",
     "- cannot tell apart: the games hold no evidence about the policies (no control win, or a "
     "degenerate fit); more games, or policies that win by control, are needed.",
