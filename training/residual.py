@@ -112,15 +112,20 @@ def build_env(cfg: ResidualConfig, seed: int) -> Any:
 # --- 3. The model ------------------------------------------------------------------------------
 
 
-def build_model(cfg: ResidualConfig, env: Any) -> Any:
-    """A MaskablePPO with the residual policy (its loss is PPO's: sb3-contrib's MaskablePPO)."""
+def algorithm() -> Any:
+    """The algorithm, whose update is the recipe's loss: PPO's (sb3-contrib's MaskablePPO)."""
     from sb3_contrib import MaskablePPO
 
+    return MaskablePPO
+
+
+def build_model(cfg: ResidualConfig, env: Any) -> Any:
+    """A new model of `algorithm()` with the residual policy."""
     from training.checkpoints import RunFolder
     from training.residual_policy import ResidualPolicy
 
     return skeleton.new_model(
-        MaskablePPO, ResidualPolicy, env, cfg.ppo, cfg.run.seed, RunFolder(cfg.run_dir),
+        algorithm(), ResidualPolicy, env, cfg.ppo, cfg.run.seed, RunFolder(cfg.run_dir),
         beta=cfg.residual.beta,
     )  # fmt: skip
 
@@ -191,10 +196,8 @@ class Residual(skeleton.Recipe):
     config: ResidualConfig
 
     def __init__(self, config: ResidualConfig) -> None:
-        from sb3_contrib import MaskablePPO
-
         super().__init__(config)
-        self.algorithm = MaskablePPO  # the loss: PPO's
+        self.algorithm = algorithm()
 
     def build_env(self, seed: int) -> Any:
         return build_env(self.config, seed)
