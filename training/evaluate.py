@@ -23,13 +23,23 @@ import argparse
 import json
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dune_env.replay.cli import HelpFormatter  # the docstring as written, defaults after help
+from training.fields import EvaluationFields
 
-if TYPE_CHECKING:
-    from training.ppo_selfplay import PPOSelfPlayConfig
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """The periodic evaluation of a training run: its group, the heuristics it measures against
+    (the pool's `heuristic_opponents`), the players and the seed of the games."""
+
+    fields: EvaluationFields
+    heuristics: tuple[str, ...]
+    num_players: int
+    seed: int
 
 
 def evaluate_against(
@@ -153,8 +163,8 @@ def paired_record(summary: dict[str, Any], name: str, other: str) -> dict[str, A
     return record
 
 
-def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, dict[str, Any]]:
-    """During a self-play run (`training.ppo_selfplay`), on duplicate deals via the harness:
+def evaluate_model(model: Any, plan: EvaluationPlan, run_dir: Path) -> dict[str, dict[str, Any]]:
+    """During a training run (`training.callbacks`), on duplicate deals via the harness:
     with eval_mode "each", the current model in one seat against copies of random and of each
     heuristic, per opponent the record of `evaluation_record` (win rate, chance level, strength
     against the opponent with its interval, judgement); with "lineup", the model in the
@@ -165,15 +175,14 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
     export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
     tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
     records = {}
-    if cfg.eval_mode == "lineup":
-        others = lineup_of(cfg.heuristic_opponents, cfg.num_players)
-        summary = evaluate_lineup(str(tensors), others, cfg.num_players, cfg.eval_games, cfg.seed)
+    players, games, seed = plan.num_players, plan.fields.eval_games, plan.seed
+    if plan.fields.eval_mode == "lineup":
+        others = lineup_of(plan.heuristics, players)
+        summary = evaluate_lineup(str(tensors), others, players, games, seed)
         records = {other: paired_record(summary, str(tensors), other) for other in others}
     else:
-        for opponent in ("random", *cfg.heuristic_opponents):
-            summary = evaluate_against(
-                str(tensors), opponent, cfg.num_players, cfg.eval_games, seed=cfg.seed
-            )
+        for opponent in ("random", *plan.heuristics):
+            summary = evaluate_against(str(tensors), opponent, players, games, seed=seed)
             records[opponent] = evaluation_record(summary, str(tensors))
     with (run_dir / "evaluations.jsonl").open("a") as log:
         log.write(json.dumps({"num_timesteps": model.num_timesteps, **records}) + "\n")

@@ -78,7 +78,9 @@ def test_the_best_evaluated_model_is_kept_by_its_paired_strength(tmp_path: Path)
 
     from dune_env.vector import DuneVecEnv
     from training.callbacks import Periodic
-    from training.ppo_selfplay import PPOSelfPlayConfig
+    from training.checkpoints import RunFolder
+    from training.ppo_selfplay import PPOSelfPlayConfig, SelfPlay
+    from training.skeleton import export_safe
 
     cfg = PPOSelfPlayConfig(
         heuristic_opponents=("strategist", "economic", "aggressive"),
@@ -86,18 +88,24 @@ def test_the_best_evaluated_model_is_kept_by_its_paired_strength(tmp_path: Path)
         best_against="strategist",
     )
     model = MaskablePPO("MlpPolicy", DuneVecEnv(1, num_players=4), policy_kwargs={"net_arch": [8]})
-    callback = Periodic(cfg, tmp_path)
+    plan = SelfPlay(cfg).evaluation
+
+    def periodic() -> Periodic:
+        return Periodic(RunFolder(tmp_path), cfg.checkpoints, export_safe, evaluation=plan)
+
+    callback = periodic()
     callback.init_callback(model)
     for steps, score in ((100, -0.4), (200, -0.6), (300, -0.1), (400, None)):
         callback.num_timesteps = steps
-        callback._keep_if_best({"strength_diff": score, "strength_diff_ci95": None, "games": 8})
+        record = {"strength_diff": score, "strength_diff_ci95": None, "games": 8}
+        callback._keep_if_best(record, "strategist")
         best = json.loads((tmp_path / "best.json").read_text())
         assert best["num_timesteps"] == (100 if steps < 300 else 300)
     assert best["against"] == "strategist" and best["strength_diff"] == -0.1
     assert (tmp_path / "best_model.safetensors").is_file()
-    resumed = Periodic(cfg, tmp_path)
+    resumed = periodic()
     resumed.init_callback(model)
-    resumed._keep_if_best({"strength_diff": -0.2})
+    resumed._keep_if_best({"strength_diff": -0.2}, "strategist")
     assert json.loads((tmp_path / "best.json").read_text())["num_timesteps"] == 300
 
 
