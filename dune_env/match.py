@@ -316,9 +316,10 @@ def schedule(
     D - 1 plays the D arrangements of the design in order, each seat keeping one faction
     through the deal.  Deal k of a run seeded s plays the available factions rotated by s + k
     (so every faction is dealt equally over m consecutive deals, m = number of available
-    factions), in a seat order rotated by (s + k) // m; with rotations by k, as before.  `duplicate=True`: a deal's games share one seed, so they see the same
-    chance outcomes wherever they reach the same chance event (docs/engine.md, Chance), and
-    `games` must be whole deals; otherwise every game has its own seed.
+    factions), in a seat order rotated by (s + k) // m; with rotations by k, as before.
+    `duplicate=True`: a deal's games share one seed, so they see the same chance outcomes
+    wherever they reach the same chance event (docs/engine.md, Chance), and `games` must be
+    whole deals; otherwise every game has its own seed.
 
     `seatings="rotations"` without `duplicate` is the schedule of versions before 0.2, kept so
     that their runs resume and replay: in game g seat s gets line-up entry (s + g) mod n and
