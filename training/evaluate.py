@@ -55,12 +55,13 @@ def evaluate_against(
     progress: bool = False,
 ) -> dict[str, Any]:
     """`checkpoint` in one seat, `opponent` in the others, over `games` rounded up to whole
-    duplicate deals; the summary's strengths are measured against the opponent.  The
-    harness's reports are written into `out_dir` if given."""
+    duplicate deals (the harness's balanced seatings: here every seat for the checkpoint);
+    the summary's strengths are measured against the opponent.  The harness's reports are
+    written into `out_dir` if given."""
     from dune_env.harness import run_benchmark
     from dune_env.harness.report import summarise
 
-    games = players * math.ceil(games / players)
+    games = whole_deals([checkpoint] + [opponent] * (players - 1), players, games)
     result = run_benchmark(
         [checkpoint] + [opponent] * (players - 1),
         num_players=players,
@@ -115,30 +116,31 @@ def evaluate_lineup(
     checkpoint: str, others: list[str], players: int, games: int, seed: int = 0
 ) -> dict[str, Any]:
     """The harness's summary of `checkpoint` with `others` in one line-up, on duplicate deals
-    under every permutation of the line-up (`games` rounded up to whole deals; rotations when a
-    line-up has over MAX_PERMUTATIONS arrangements): the benchmark's measurement, its
-    head-to-head entries pairing the checkpoint with each of the others over the same deals.
-    (Rotations alone would put the checkpoint just before the same seat in every game: a copy
-    of the strategist then scores about -0.4 against it; docs/baselines.md, Seat order.)"""
+    in the harness's balanced seatings (`games` rounded up to whole deals): the benchmark's
+    measurement, its head-to-head entries pairing the checkpoint with each of the others over
+    the same deals.  (The line-up's rotations would put the checkpoint just before the same
+    seat in every game: a copy of the strategist then scores about -0.5 against it;
+    docs/baselines.md, Seat order.)"""
     from dune_env.harness import run_benchmark
-    from dune_env.match import deal_seatings, lineup
 
-    base = lineup([checkpoint, *others], players)
-    try:
-        seatings, per_deal = "permutations", len(deal_seatings(base, "permutations"))
-    except ValueError:  # over MAX_PERMUTATIONS arrangements (6+ different policies)
-        seatings, per_deal = "rotations", players
-    games = per_deal * math.ceil(games / per_deal)
     return run_benchmark(
         [checkpoint, *others],
         num_players=players,
-        games=games,
+        games=whole_deals([checkpoint, *others], players, games),
         seed=seed,
         workers=1,
         duplicate=True,
-        seatings=seatings,
         plots=False,
     ).summary
+
+
+def whole_deals(policies: list[str], players: int, games: int) -> int:
+    """`games` rounded up to whole deals of the line-up's balanced seatings."""
+    from dune_env.match import lineup
+    from dune_env.seatings import deal_seatings
+
+    per_deal = len(deal_seatings(lineup(policies, players)))
+    return per_deal * math.ceil(games / per_deal)
 
 
 def paired_record(summary: dict[str, Any], name: str, other: str) -> dict[str, Any]:
