@@ -150,14 +150,15 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     results = []
     start = time.perf_counter()
     for pair in args.sprt_comparisons:
-        line = pair.split(":")  # A:B, then the others of the line-up
+        # A:B, or A,B,C,... (the others of the line-up; commas where a name holds a colon)
+        line = pair.split(",") if "," in pair else pair.split(":")
         a, b = line[0], line[1]
         per_deal = len(deal_seatings(lineup(line, args.players), args.seatings))
         block = args.block or default_block(per_deal)
         design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, block)
         runs, scores = [], []
         for r in range(args.sprt):
-            name = "_vs_".join(p.rpartition(":")[2] for p in line)
+            name = "_vs_".join(p.rpartition(":")[2] for p in line[:2])
             folder = out_dir / "sprt" / f"{args.players}p_{name}" / f"seed-{args.seed + r}"
             res = run_sprt(
                 line,

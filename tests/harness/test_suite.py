@@ -124,7 +124,8 @@ def test_the_generator_writes_the_table_with_its_command_and_versions(
         in (text)
     )
     software = software_record()
-    assert f"{software['build']} build, dune_env {software['dune_env']}" in text
+    # (Markdown-escaped: dune\_env renders as dune_env)
+    assert f"{software['build']} build, dune\\_env {software['dune_env']}" in text
     assert "## 3 players" in text and "0 (reference)" in text
     assert re.search(r"^\| 1=? \| ", text, re.M) and "minus the row above" in text
     table = leaderboard.load_published(data.parent)
@@ -149,7 +150,7 @@ def test_the_generator_says_when_player_counts_record_different_software(
     note = table["software_by_player_count"]
     assert note.startswith("3p: ") and "; 4p: " in note and "git commit ffffffffffff" in note
     page = leaderboard.render_markdown(table, "the generator")
-    assert f"- **Software by player count** (they differ): {note}" in page
+    assert f"- **Software by player count** (they differ): {leaderboard.md(note)}" in page
     (tiny_run / "4p" / "summary.json").unlink()
     assert leaderboard.build_table(tiny_run)["software_by_player_count"] is None
 
