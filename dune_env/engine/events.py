@@ -332,9 +332,10 @@ _TEXT: Final[dict[int, Callable[[dict[str, Any]], str]]] = {
         f"{_F[a['faction']]} sends {a['count']} committed leader(s) to its reserve."
     ),
     _K.PROPERTY: lambda a: (
-        f"Reorganisation in {_R[a['region']]}: "
-        f"{'nothing' if a['old_token'] == NO_ONE else TOKEN_NAMES[a['old_token']]} "
-        f"replaced by {TOKEN_NAMES[a['new_token']]}."
+        f"Reorganisation in {_R[a['region']]}: {_a(TOKEN_NAMES[a['new_token']])} is placed."
+        if a["old_token"] == NO_ONE
+        else f"Reorganisation in {_R[a['region']]}: the {TOKEN_NAMES[a['old_token']]} is "
+        f"replaced by {_a(TOKEN_NAMES[a['new_token']])}."
     ),
     _K.STORM_MOVE: lambda a: (
         f"The storm moves from sector {a['from_sector']} to sector {a['to_sector']}."

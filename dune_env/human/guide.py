@@ -400,6 +400,16 @@ def _forced_notice(kind: DecisionKind, option: int) -> str:
     return f"The engine played for you - {done} - because {why}."
 
 
+def lone_notice(kind: DecisionKind, option: int) -> str:
+    """What to say when the front end plays your only option worth offering (the engine had
+    others that change nothing, `situation.shown_options`)."""
+    done = f"{decision_title(kind).lower()}: {describe_option(kind, option)}"
+    return (
+        f"Played for you - {done} - because the other options change nothing (placing the "
+        f"token that is there already, {rule_ids(kind)})."
+    )
+
+
 def row_notices(game: Game, you: int, row: int) -> tuple[list[str], list[str]]:
     """What to tell seat `you` about history row `row` of `game`: (notices to put where the
     row was decided, notices to put after the first event it caused).  A forced decision of

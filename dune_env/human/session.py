@@ -162,10 +162,22 @@ class PlaySession:
     # --- acting --------------------------------------------------------------------------------
 
     def play_bots(self) -> None:
-        """Let the bots act until it is your turn or the game is over."""
+        """Let the bots act until it is your turn or the game is over.  A decision of yours
+        that leaves you one option worth offering (`situation.shown_options`: a reorganising
+        whose only swap changes nothing) is played for you, with a note, as the engine plays
+        a forced decision."""
         from ..match import play
 
-        play(self.game, self.bots, until=self.you, step=self._apply)
+        while True:
+            play(self.game, self.bots, until=self.you, step=self._apply)
+            if not self.your_turn:
+                return
+            shown = shown_options(self.game)
+            if len(shown) != 1:
+                return
+            kind = DecisionKind(self.game.state.pending_kind)
+            self._notes.append((len(self.game.state.events), guide.lone_notice(kind, shown[0])))
+            self._apply(self.game, shown[0])
 
     def choose(self, action_id: int) -> None:
         """Play your option `action_id` (an action-table id from `options()`), then the bots."""

@@ -194,6 +194,12 @@ def decision_context(game: Game, own_bid: list[list[int]] | None = None) -> list
         holds = f"holds the {TOKEN_NAMES[token]}" if token >= 0 else "holds no token"
         supply = ", ".join(f"{n} {TOKEN_NAMES[t]}" for t, n in enumerate(state.token_supply) if n)
         lines.append(f"{MAP.names[state.target]} {holds}; the common supply has {supply}.")
+    if kind == DecisionKind.RECRUIT:
+        dice = ", ".join(str(d + 1) for d in state.recruit_dice)
+        n = len(state.recruit_dice)
+        lines.append(
+            f"Faction dice left to recruit with: {n} ({'die' if n == 1 else 'dice'} {dice})."
+        )
     if kind == DecisionKind.KANLY:
         face = state.dice_faces[6]
         lines.append(f"The Kanly die shows {KANLY_NAMES[face]}: {_KANLY_MEANING[face]}")
@@ -240,6 +246,11 @@ def option_label(game: Game, option: int) -> str:
     elif kind == DecisionKind.MOVE and decoded.block == "move":
         if _storm_hits(state, state.target, faction):
             name += " (into the storm's path: it kills a unit there at the end of this turn)"
+    elif kind == DecisionKind.RECRUIT and decoded.block == "sardaukar":
+        name += " (uses 2 dice; strength 2, COR-1)"
+    elif kind == DecisionKind.RECRUIT and decoded.block == "unit":
+        if faction == Faction.FREMEN and state.phase == Phase.RECRUIT_ACTIVE:
+            name += " (uses 2 dice, FRE-1)"
     elif kind == DecisionKind.BID and decoded.block == "unit":
         name += f" (+{unit_strength(decoded['faction'], decoded['unit_type'])})"
     elif kind == DecisionKind.BID and decoded.block == "leader":
@@ -248,7 +259,8 @@ def option_label(game: Game, option: int) -> str:
     elif kind == DecisionKind.REORGANIZE:
         token = state.region_token[state.target]
         if decoded.block == "keep":
-            name += f" ({'the ' + TOKEN_NAMES[token] if token >= 0 else 'no token'} stays)"
+            kept = f"the {TOKEN_NAMES[token]} stays" if token >= 0 else "it stays without a token"
+            name += f" ({kept})"
         elif token >= 0:
             name += f" (the {TOKEN_NAMES[token]} goes back to the supply)"
     elif kind == DecisionKind.FORTRESS_VICTIM:

@@ -17,6 +17,7 @@ from typing import Final, NamedTuple
 
 from ..engine.constants import FACTION_NAMES, NO_ONE, STORAGE_CAP
 from ..engine.events import EventKind, describe_dice, event_args, render
+from ..engine.map_data import DEFAULT_MAP
 
 
 class StoryLine(NamedTuple):
@@ -65,6 +66,7 @@ class Teller:
         self.you = you
         self.turn = NO_ONE  # whose turn the events are of
         self.in_your_battle = False
+        self.fortress_region = -1  # a fortress has just acted there: does its battle go on?
 
     def tell(self, lines: Sequence[StoryLine], condense: bool = True) -> list[ToldLine]:
         """The lines to show, the lines that hit you marked; `condense`d: another faction's
@@ -89,6 +91,18 @@ class Teller:
                 told.append(ToldLine(line.text, note=True))
                 continue
             kind = event[0]
+            if self.fortress_region >= 0 and kind not in _BATTLE_GOES_ON:
+                # BATTLE-3: the fortress took the attacker's last unit; the engine says nothing.
+                region = DEFAULT_MAP.names[self.fortress_region]
+                told.append(
+                    ToldLine(
+                        f"No battle is left in {region}: the fortress took the attacker's last "
+                        "unit there (BATTLE-3).",
+                        mine=self.in_your_battle,
+                    )
+                )
+                self.in_your_battle = False
+            self.fortress_region = -1
             if condense and kind in _ROLLING and self.turn not in (NO_ONE, you):
                 if kind == EventKind.ROLL:
                     rolls += 1
@@ -103,6 +117,8 @@ class Teller:
                 self.in_your_battle = False
             elif kind == EventKind.BATTLE_START:
                 self.in_your_battle = you in (args["attacker"], args["defender"])
+            elif kind == EventKind.FORTRESS:
+                self.fortress_region = args["region"]
             text = line.text
             if condense and kind == EventKind.CHOAM:
                 text = text[:-1] + f" (the storage holds at most {STORAGE_CAP}; the rest is lost)."
@@ -129,6 +145,8 @@ def _repeats(told: list[ToldLine]) -> list[ToldLine]:
 
 
 _BATTLE: Final = (EventKind.BATTLE_START, EventKind.BATTLE_BIDS, EventKind.BATTLE_RESULT)
+# What follows a fortress's removal when its battle goes on (BATTLE-4, BATTLE-5, TLX-4).
+_BATTLE_GOES_ON: Final = (EventKind.LEND, EventKind.FACE_DANCER, EventKind.BATTLE_BIDS)
 
 
 def tell(lines: Sequence[StoryLine], you: int) -> list[ToldLine]:

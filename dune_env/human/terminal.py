@@ -159,34 +159,37 @@ def _units_text(state: Any, region: int) -> str:
     return ", ".join(parts) or "-"
 
 
+def _wrap(text: str) -> list[str]:
+    """A board line wrapped to the terminal's width (continued lines indented); none if ''."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent="  ")
+
+
 def board_text(session: PlaySession) -> str:
     """The public board as text, seen from your seat: the dice numbered 1-7, the storm and
     where it goes, each region with its sector, marks (* strategic, x desert, ~ storm), token,
     units and neighbours, the seats, and the tokens and terms explained."""
     state = session.game.state
     you = session.you
-    lines = [
+    lines = _wrap(
         f"Dune - round {state.round}/{MAX_ROUNDS} - you are seat {you} "
         f"({_faction_name(state.seat_faction[you])}) - storm over sector {state.storm_sector}"
-    ]
+    )
     active = state.active_seat
     who = "-" if active < 0 else f"seat {active} ({_faction_name(state.seat_faction[active])})"
     ally = FACTION_NAMES[state.ally] if state.ally >= 0 else "-"
     target = MAP.names[state.target] if state.target >= 0 else "-"
-    lines.append(
+    lines += _wrap(
         f"Active: {who}   first player: seat {state.first_seat}   ally: {ally}   "
         f"pool: {state.pool} spice   movement target: {target}"
     )
-    lines.append(_dice_line(session))
-    forecast = storm_forecast(state, state.seat_faction[you])
-    if forecast:
-        lines += textwrap.wrap(forecast, WIDTH, subsequent_indent="  ")
+    lines += _wrap(_dice_line(session))
+    lines += _wrap(storm_forecast(state, state.seat_faction[you]))
 
     def holder(faction: int) -> str:
         return "nobody" if faction == NO_ONE else FACTION_NAMES[faction]
 
     supply = ", ".join(f"{TOKEN_NAMES[t]} {n}" for t, n in enumerate(state.token_supply))
-    lines.append(
+    lines += _wrap(
         f"Common supply: {supply}; Thumpers {state.thumper_supply}.   Shield: "
         f"{holder(state.shield_holder)}   Snooper: {holder(state.snooper_holder)}"
     )
@@ -207,18 +210,17 @@ def board_text(session: PlaySession) -> str:
             f"{MAP.names[region]:<16}{sector if sector else '-':>3} {marks} "
             f"{TOKEN_NAMES[token] if token >= 0 else '-':<12}{units[region]:<{width}}"
         )
-        wrapped = textwrap.wrap(neighbours, max(WIDTH + 8 - len(head), 30))
+        wrapped = textwrap.wrap(neighbours, max(WIDTH - len(head), 24))
         lines.append(head + wrapped[0])
         lines += [" " * len(head) + more for more in wrapped[1:]]
-    lines.append(
+    lines += _wrap(
         "(* strategic: hold 3 at the end of your turn to win; x desert: the storm kills there; "
         "~ under the storm now)"
     )
-    lines += textwrap.wrap(
+    lines += _wrap(
         "Fortress: removes 1 attacking unit before a battle there, and keeps the storm off. "
         "Harvester: +2 spice to the active player with a unit there. Ornithopter: units there "
-        "may move to any target. (h explains every token and term)",
-        WIDTH,
+        "may move to any target. (h explains every token and term)"
     )
     lines.append("")
     lines.append(
@@ -245,13 +247,13 @@ def board_text(session: PlaySession) -> str:
             f"{seat:<5}{FACTION_NAMES[faction]:<15}{policy[:11]:<12}{card:>6}"
             f"{state.count(faction, RESERVE):>8}{leaders:>8}  {', '.join(extra)}".rstrip()
         )
-    lines.append(
+    lines += _wrap(
         f"(card: units ready to land, S = Sardaukar of strength 2; leaders: on the card / in "
         f"the reserve; storage holds at most {STORAGE_CAP} spice)"
     )
     lb = state.last_battle
     if lb is not None:
-        lines.append(
+        lines += _wrap(
             f"Last battle: {MAP.names[lb.region]}, {FACTION_NAMES[lb.attacker]} "
             f"{lb.attacker_strength} against {FACTION_NAMES[lb.defender]} "
             f"{lb.defender_strength}, the {('attacker', 'defender')[lb.winner_side]} won."
@@ -288,7 +290,7 @@ def show_options(
         _show_menu(session, picked, dice, out)
         return
     if hits:
-        print("\nWhat hit you since your last decision:", file=out)
+        print("\nWhat concerns you since your last decision:", file=out)
         for line in hits:
             print(f"  ! {line}", file=out)
     you = f"seat {session.you}, {_faction_name(state.seat_faction[session.you])}"
@@ -388,6 +390,16 @@ def run(
     return 0
 
 
+# Decisions taken one piece at a time (one die set, one unit, one bid piece after another).
+_PIECE_BY_PIECE: Final = (
+    DecisionKind.FIX_DICE,
+    DecisionKind.RECRUIT,
+    DecisionKind.LAND,
+    DecisionKind.MOVE,
+    DecisionKind.FACE_DANCER,
+    DecisionKind.BID,
+)
+
 # What a command asks of the game loop besides its own output.
 _QUIT = "quit"
 _SHOWN_BOARD = "shown board"  # the board was printed: print the options again
@@ -443,7 +455,7 @@ class _Loop:
         if story.other_turns(lines, session.you) and not session.over:
             print(
                 "-- The bots have played (above). Press Enter for the board and your decision "
-                "(q quits) --",
+                "(h: help, q: quit) --",
                 file=self.out,
             )
             answer = self.read_line()
@@ -451,28 +463,32 @@ class _Loop:
                 self.ended = True
                 print("\nInput ended before the game did.", file=self.out)
                 return _QUIT
-            if answer.strip() in ("q", "quit", "exit"):
+            typed = answer.strip()
+            if typed in ("q", "quit", "exit"):
                 print("Bye.", file=self.out)
                 return _QUIT
-            if answer.strip():
+            if typed in ("h", "help", "?"):
+                print(HELP, file=self.out)
+            elif typed:
                 print(
-                    f"(Not played: {answer.strip()!r} was typed before your decision was shown.)",
+                    f"(Not played: {typed!r} - the game was waiting for Enter after the bots' "
+                    "turns; here is your decision.)",
                     file=self.out,
                 )
-        if not self._rolling_on():
+        if not self._piece_by_piece():
             show_board(session, self.out)
         return None
 
-    def _rolling_on(self) -> bool:
-        """Your roll goes on from your own last fix: the menu shows the dice, the board has not
-        changed (b shows it)."""
+    def _piece_by_piece(self) -> bool:
+        """The same decision of yours goes on, piece by piece (the next die, unit or bid
+        piece): the story said what changed, so the board is not printed again (b shows it)."""
         state = self.session.game.state
         last = state.history[-1]
         return (
-            state.pending_kind == DecisionKind.FIX_DICE
-            and state.pending_seat == self.session.you
+            state.pending_seat == self.session.you
+            and state.pending_kind == last.kind
             and last.seat == self.session.you
-            and last.kind == DecisionKind.FIX_DICE
+            and last.kind in _PIECE_BY_PIECE
         )
 
     def command(self, command: str, argument: str) -> str | None:

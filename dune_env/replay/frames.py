@@ -13,7 +13,7 @@ to their decider only; the event log is public (events.py).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Final
 
 from ..engine import Game
 from ..engine.constants import (
@@ -156,6 +156,30 @@ def build_frames(record: ReplayRecord) -> dict[str, Any]:
     return {"meta": meta(record, game), "frames": frames, "events": events, "names": names}
 
 
+# Where a turn stands, for people: the step of RULES.md §6 each engine phase belongs to.
+_STEPS: Final = (
+    ("SETUP", "set-up"),
+    ("ROLL", "step 1, the dice"),
+    ("PITER", "step 1, the dice"),
+    ("AXOLOTL", "step 1, the dice"),
+    ("ALLY", "step 2, alliance"),
+    ("RECRUIT", "step 3, recruiting"),
+    ("GHOLA", "step 3, recruiting"),
+    ("KANLY", "step 4, Kanly"),
+    ("LAND", "step 5, landing"),
+    ("MOVE", "step 6, movement"),
+    ("BATTLE", "step 7, battles"),
+    ("PROPERTY", "step 8, property"),
+    ("STORM", "step 9, the storm"),
+    ("END_TURN", "step 10, end of the turn"),
+    ("GAME_OVER", "game over"),
+)
+PHASE_NAMES: Final = {
+    phase.name: next(text for prefix, text in _STEPS if phase.name.startswith(prefix))
+    for phase in Phase
+}
+
+
 def option_text(kind: DecisionKind, option: int) -> str:
     """An option's name for people: the engine's name, but dice numbered 1-7 as the event log
     and the board number them ("fix dice 1, 5"; the action table's names keep the engine's
@@ -224,6 +248,7 @@ def meta(record: ReplayRecord, game: Game) -> dict[str, Any]:
         "dieSymbols": [int(f) for f in FACTION_DIE_SYMBOLS],
         "kanlyNames": list(KANLY_NAMES),
         "maxRounds": MAX_ROUNDS,
+        "phaseNames": PHASE_NAMES,
     }
 
 

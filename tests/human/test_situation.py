@@ -10,6 +10,7 @@ from dune_env.engine.constants import Faction as F
 from dune_env.engine.decisions import (
     BID_DONE,
     KEEP_PROPERTY,
+    RECRUIT_ELITE,
     DecisionKind,
     bid_leader_option,
     land_option,
@@ -180,3 +181,19 @@ def test_cor_2_corrino_landing_names_storage_and_its_cap() -> None:
     context = decision_context(game)
     assert "Spice to spend: 5 (pool 2, storage 3 of at most 5)." in context
     assert any(line.startswith("CHOAM:") and "up to 5 (COR-2)" in line for line in context)
+
+
+def test_recruit_1_cor_1_dice_left_and_what_a_sardaukar_costs() -> None:
+    """RECRUIT-1 / COR-1: the recruit screen counts the faction dice left, by their numbers,
+    and says a Sardaukar takes two of them."""
+    game = (
+        Scenario(THREE[:2] + [F.CORRINO])
+        .dice(factions=[F.CORRINO, F.ATREIDES, F.CORRINO, F.CORRINO])
+        .active(F.CORRINO)
+        .at(Phase.RECRUIT_ACTIVE)
+    )
+    assert game.pending is not None and game.pending.kind == DecisionKind.RECRUIT
+    assert "Faction dice left to recruit with: 3 (dice 1, 3, 4)." in decision_context(game)
+    assert option_label(game, RECRUIT_ELITE) == (
+        "recruit a Sardaukar (uses 2 dice; strength 2, COR-1)"
+    )

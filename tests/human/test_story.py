@@ -4,7 +4,7 @@ not again on the next screens - and the bots' turns condensed, with what hits yo
 
 from __future__ import annotations
 
-from dune_env.engine import Game, GameConfig, Phase, Region, Scenario
+from dune_env.engine import Game, GameConfig, Phase, Region, Scenario, Token
 from dune_env.engine.constants import Faction as F
 from dune_env.engine.decisions import DecisionKind, unit_option
 from dune_env.engine.events import EventKind
@@ -158,3 +158,44 @@ def test_other_turns_tell_when_the_bots_have_played() -> None:
     mine = StoryLine.of_event((EventKind.TURN_START, 1, 0, F.ATREIDES))
     assert other_turns([start], you_seat=0) and not other_turns([mine], you_seat=0)
     assert not other_turns([StoryLine("a note")], you_seat=0)
+
+
+def test_battle_3_a_battle_the_fortress_ended_is_said_to_be_over() -> None:
+    """BATTLE-3: the engine emits nothing when the fortress took the attacker's last unit and
+    the battle is over; the story says so (a battle that goes on is not called over)."""
+    start = (EventKind.BATTLE_START, Region.SIETCH_TABR, F.FREMEN, F.CORRINO)
+    fortress = (EventKind.FORTRESS, Region.SIETCH_TABR, F.FREMEN, 0)
+    storm = (EventKind.STORM_MOVE, 1, 2)
+    bids = (EventKind.BATTLE_BIDS, 0, 0, *([0] * 16), *([0] * 8))
+    ended = tell([StoryLine.of_event(e) for e in (start, fortress, storm)], F.CORRINO)
+    assert ended[2].text == (
+        "No battle is left in Sietch Tabr: the fortress took the attacker's last unit there "
+        "(BATTLE-3)."
+    )
+    assert ended[2].mine and ended[3].text.startswith("The storm moves")
+    going_on = tell([StoryLine.of_event(e) for e in (start, fortress, bids)], F.CORRINO)
+    assert not any(line.text.startswith("No battle is left") for line in going_on)
+
+
+def test_prop_1_a_reorganising_with_nothing_to_change_is_played_for_you() -> None:
+    """PROP-1: when the only swap the engine offers places the token already there, the
+    player is not asked to "keep": it is played for them, with a note saying why."""
+    game = (
+        Scenario(THREE)
+        .units(F.ATREIDES, Region.CARTHAG, 1)
+        .token(Region.CARTHAG, Token.ORNITHOPTER)
+        .token(Region.SIETCH_TABR, Token.FORTRESS)
+        .token(Region.TUEKS_SIETCH, Token.FORTRESS)
+        .token(Region.HABBANYA_SIETCH, Token.HARVESTER)
+        .token(Region.MINOR_ERG, Token.HARVESTER)
+        .target(Region.CARTHAG)
+        .active(F.ATREIDES)
+        .at(Phase.PROPERTY)
+    )
+    assert game.pending is not None and game.pending.kind == DecisionKind.REORGANIZE
+    assert len(game.legal_options()) == 2  # keep, or the supply's Ornithopter for Carthag's
+    session = PlaySession(3, 0, ["random"], seed=1)
+    session.load_data(game.snapshot())
+    assert not (session.your_turn and session.decision_name() == "REORGANIZE")
+    notes = [line.text for line in session.story() if line.event is None]
+    assert notes and notes[0].startswith("Played for you - reorganise the target: keep property")

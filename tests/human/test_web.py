@@ -263,4 +263,8 @@ def test_since_your_last_decision_tells_the_bots_turns_condensed(server: PlaySer
         assert not any(line.startswith("Roll of dice") for line in since[:3])
         log = page.locator("#log div").all_text_contents()
         assert len(log) == len(server.session.story()) > len(since)
+        mine = [row["text"] for row in server.state()["since"] if row["mine"]]
+        concerns = page.locator("#concerns div").all_text_contents()
+        assert concerns == (["What concerns you:"] + [f"! {t}" for t in mine] if mine else [])
+        assert "step " in (page.text_content("#round-line") or "")  # not an engine phase name
         assert errors == []

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dune_env.engine.state import Phase
 from dune_env.replay import ReplayRecord, build_frames, play_policies, write_replay_html
+from dune_env.replay.frames import PHASE_NAMES
 
 from .helpers import browser_page, game_at, units_on_map
 
@@ -45,6 +47,7 @@ def _check_board(page: object, record: ReplayRecord, frame: int) -> None:
     assert tokens == [[r, t] for r, t in enumerate(s.region_token) if t >= 0]
     round_line = page.text_content("#round-line")  # type: ignore[attr-defined]
     assert round_line is not None and round_line.startswith(f"Round {s.round}/6")
+    assert round_line.endswith(PHASE_NAMES[Phase(s.phase).name])  # "step 3, recruiting"
 
 
 def test_viewer_steps_through_a_game_in_chromium(

@@ -133,7 +133,7 @@
   function drawStatus(node, meta, frame) {
     clear(node);
     const next = frame.stormNext ? ` (moves to sector ${frame.stormNext} at the end of this turn)` : "";
-    const line = el("div", {}, `Round ${frame.round}/${meta.maxRounds} · storm over sector ${frame.storm}${next} · ${frame.phase}`);
+    const line = el("div", {}, `Round ${frame.round}/${meta.maxRounds} · storm over sector ${frame.storm}${next} · ${(meta.phaseNames || {})[frame.phase] || frame.phase}`);
     line.id = "round-line";
     node.appendChild(line);
     const dice = el("div", { class: "dice", id: "status-dice" });

@@ -8,7 +8,6 @@
   const status = document.getElementById("status");
   const message = document.getElementById("message");
   let busy = false;
-  let moves = 0;
   let gameOver = false;
   let yourDecisions = 0;  // decisions you took in this game (the server counts them)
 
@@ -142,6 +141,12 @@
     } else {
       head.textContent = "Waiting for the bots...";
     }
+    // What concerns you first (a unit of yours killed, your battles), then everything.
+    const concerns = document.getElementById("concerns");
+    B.clear(concerns);
+    const mine = (state.since || []).filter((row) => row.mine);
+    if (mine.length) concerns.appendChild(B.el("div", {}, "What concerns you:"));
+    mine.forEach((row) => concerns.appendChild(B.el("div", {}, `! ${row.text}`)));
     const since = document.getElementById("since");
     lines(since, state.since || []);
     if (!since.firstChild) since.appendChild(B.el("div", { class: "muted" }, "Nothing new but your own move."));
@@ -149,7 +154,7 @@
     const log = document.getElementById("log");
     lines(log, state.log || []);
     log.scrollTop = log.scrollHeight;
-    status.textContent = state.over ? "game over" : `round ${frame.round} · seed ${state.seed} · your moves ${moves}`;
+    status.textContent = state.over ? "game over" : `round ${frame.round} · seed ${state.seed} · your decisions ${yourDecisions}`;
     status.setAttribute("data-over", state.over ? "1" : "0");
     status.setAttribute("data-your-turn", state.yourTurn ? "1" : "0");
   }
@@ -165,8 +170,6 @@
         return;
       }
       message.textContent = "";
-      if (path === "/api/act") moves++;
-      if (path === "/api/new" || path === "/api/load") moves = 0;
       draw(data);
     } catch (error) {
       message.textContent = `the server did not answer (${error})`;
