@@ -30,7 +30,7 @@ from ..engine.constants import (
 )
 from ..engine.decisions import DecisionKind
 from ..engine.map_data import DEFAULT_MAP
-from ..engine.state import Phase, uidx
+from ..engine.state import GameState, Phase, uidx
 from ..environment.action_table import action_of, option_of
 from ..environment.render import SHORT_FACTION_NAMES
 from . import guide, story
@@ -147,7 +147,7 @@ def _dice_line(session: PlaySession) -> str:
     return f"Dice: {faction_dice} | {others}{kept}"
 
 
-def _units_text(state: Any, region: int) -> str:
+def _units_text(state: GameState, region: int) -> str:
     parts = []
     for faction in range(len(FACTION_NAMES)):
         u = state.units[faction]
@@ -168,6 +168,23 @@ def board_text(session: PlaySession) -> str:
     """The public board as text, seen from your seat: the dice numbered 1-7, the storm and
     where it goes, each region with its sector, marks (* strategic, x desert, ~ storm), token,
     units and neighbours, the seats, and the tokens and terms explained."""
+    state = session.game.state
+    lines = _board_head(session) + [""] + _region_table(state) + [""] + _seat_table(session)
+    lb = state.last_battle
+    if lb is not None:
+        lines += _wrap(
+            f"Last battle: {MAP.names[lb.region]}, {FACTION_NAMES[lb.attacker]} "
+            f"{lb.attacker_strength} against {FACTION_NAMES[lb.defender]} "
+            f"{lb.defender_strength}, the {('attacker', 'defender')[lb.winner_side]} won."
+        )
+    if state.phase == Phase.GAME_OVER:
+        winners = ", ".join(f"seat {s}" for s in state.winners) or "nobody"
+        lines.append(f"Game over. Winners: {winners}.")
+    return "\n".join(lines)
+
+
+def _board_head(session: PlaySession) -> list[str]:
+    """Round, seats, dice, the storm's forecast, the common supply."""
     state = session.game.state
     you = session.you
     lines = _wrap(
@@ -193,10 +210,14 @@ def board_text(session: PlaySession) -> str:
         f"Common supply: {supply}; Thumpers {state.thumper_supply}.   Shield: "
         f"{holder(state.shield_holder)}   Snooper: {holder(state.snooper_holder)}"
     )
-    lines.append("")
+    return lines
+
+
+def _region_table(state: GameState) -> list[str]:
+    """Each region: sector, marks, token, units, neighbours; then what marks and tokens mean."""
     units = [_units_text(state, region) for region in range(MAP.num_regions)]
     width = max(7, *(len(u) + 2 for u in units))
-    lines.append(f"{'Region':<16}{'Sec':>3} {'':<3} {'Token':<12}{'Units':<{width}}Neighbours")
+    lines = [f"{'Region':<16}{'Sec':>3} {'':<3} {'Token':<12}{'Units':<{width}}Neighbours"]
     for region in range(MAP.num_regions):
         sector = MAP.sectors[region]
         token = state.region_token[region]
@@ -222,12 +243,17 @@ def board_text(session: PlaySession) -> str:
         "Harvester: +2 spice to the active player with a unit there. Ornithopter: units there "
         "may move to any target. (h explains every token and term)"
     )
-    lines.append("")
-    lines.append(
+    return lines
+
+
+def _seat_table(session: PlaySession) -> list[str]:
+    """Each seat: faction, player, card, reserve, leaders, storage and tokens held."""
+    state = session.game.state
+    lines = [
         f"{'Seat':<5}{'Faction':<15}{'Player':<12}{'Card':>6}{'Reserve':>8}{'Leaders':>8}  Extra"
-    )
+    ]
     for seat, faction in enumerate(state.seat_faction):
-        policy = "you" if seat == you else str(session.seat_policies[seat])
+        policy = "you" if seat == session.you else str(session.seat_policies[seat])
         if faction < 0:
             lines.append(f"{seat:<5}{'(not chosen)':<15}{policy:<12}")
             continue
@@ -251,17 +277,7 @@ def board_text(session: PlaySession) -> str:
         f"(card: units ready to land, S = Sardaukar of strength 2; leaders: on the card / in "
         f"the reserve; storage holds at most {STORAGE_CAP} spice)"
     )
-    lb = state.last_battle
-    if lb is not None:
-        lines += _wrap(
-            f"Last battle: {MAP.names[lb.region]}, {FACTION_NAMES[lb.attacker]} "
-            f"{lb.attacker_strength} against {FACTION_NAMES[lb.defender]} "
-            f"{lb.defender_strength}, the {('attacker', 'defender')[lb.winner_side]} won."
-        )
-    if state.phase == Phase.GAME_OVER:
-        winners = ", ".join(f"seat {s}" for s in state.winners) or "nobody"
-        lines.append(f"Game over. Winners: {winners}.")
-    return "\n".join(lines)
+    return lines
 
 
 def show_board(session: PlaySession, out: TextIO) -> None:
