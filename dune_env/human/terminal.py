@@ -443,8 +443,8 @@ class _Loop:
         self.teller = story.Teller()
         self._rows_read = 0  # history rows when input was last read
 
-    def read_line(self) -> str | None:
-        """The next input line; what was typed while the bots played is dropped first."""
+    def drop_typed_ahead(self) -> None:
+        """Drop what was typed while the bots played (since input was last read), and say so."""
         history = self.session.game.state.history
         if any(row.seat != self.session.you for row in history[self._rows_read :]):
             if self.drop_typeahead():
@@ -453,6 +453,10 @@ class _Loop:
                     "meant it for this decision.)",
                     file=self.out,
                 )
+
+    def read_line(self) -> str | None:
+        """The next input line; what was typed while the bots played is dropped first."""
+        self.drop_typed_ahead()
         line = self._read()
         self._rows_read = len(self.session.game.state.history)
         return line
@@ -469,6 +473,7 @@ class _Loop:
         tell(told, self.out)
         self.hits += story.hits(told)
         if story.other_turns(lines, session.you) and not session.over:
+            self.drop_typed_ahead()  # (said before the prompt, not after it)
             print(
                 "-- The bots have played (above). Press Enter for the board and your decision "
                 "(h: help, q: quit) --",

@@ -15,6 +15,6 @@ class SlowFirstBot:
 
     def act(self, game: Any, seat: int) -> int:
         if not self.waited:
-            time.sleep(1.5)
+            time.sleep(3.0)
             self.waited = True
         return int(game.legal_options()[0])

@@ -258,7 +258,7 @@ def test_keys_typed_on_a_terminal_while_the_bots_play_are_dropped() -> None:
 
     try:
         read_until(b"Type h for help")
-        os.write(fd, b"1\n")  # typed while the first bot thinks (1.5 s)
+        os.write(fd, b"1\n")  # typed while the first bot thinks (3 s)
         read_until(b"Press Enter")
         assert b"What you typed while the bots played was dropped" in output
         os.write(fd, b"\n")
