@@ -11,6 +11,9 @@ microseconds a decision (the process's CPU time, one core: the observation, the 
 forward pass included) and a digest of the options chosen, so two implementations can be
 checked for the same decisions.
 
+`--breakdown` also prints where a network's decision goes: the observation, the mask, the
+heuristic (a network on a heuristic), the network and the rest (the policy's own code).
+
 `--compare-tree PATH` measures another checkout too (e.g. `git worktree add /tmp/base REV` and
 its compiled build): this script runs in alternating subprocess rounds with the current
 package and with PATH's on PYTHONPATH, and prints both costs, each round's ratio and their
@@ -31,10 +34,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from statistics import median
 from typing import Any
 
+import numpy as np
 from builds import describe, run_in_tree
 
 from dune_env.engine import Game, GameConfig
@@ -81,6 +87,49 @@ def measure(name: str, count: int, players: int, repeat: int) -> dict[str, Any]:
     }
 
 
+def _cpu_us(calls: list[Callable[[], Any]], repeat: int) -> float:
+    """CPU microseconds a call of `calls`, over `repeat` passes through all of them."""
+    start = time.process_time()
+    for _ in range(repeat):
+        for call in calls:
+            call()
+    return 1e6 * (time.process_time() - start) / (repeat * len(calls))
+
+
+def breakdown(name: str, count: int, players: int, repeat: int) -> dict[str, float]:
+    """CPU microseconds a decision of the shipped network `name`, part by part (each part timed
+    alone, over all the positions; `rest` is the whole decision less the parts: the policy's
+    own code, and the caches the parts evict from each other when they run together)."""
+    from dune_env.environment.action_table import action_mask, legal_action_ids
+    from dune_env.environment.observer import Observer
+    from dune_env.policies.residual import ResidualWeightsPolicy
+
+    games = positions(name, count, players)
+    policy: Any = load_policy(name)
+    observer = Observer(players)
+    asked = [(game, game.state.pending_seat) for game in games]
+    observations = [observer.observe(g.state, None, seat) for g, seat in asked]
+    parts = {
+        "observation": _cpu_us(
+            [partial(observer.observe, g.state, None, s) for g, s in asked], repeat
+        )
+    }
+    if isinstance(policy, ResidualWeightsPolicy):
+        network = policy.weights
+        legal = [np.array(sorted(legal_action_ids(g.state))) for g, _ in asked]
+        parts["heuristic"] = _cpu_us([partial(policy.teacher.act, g, s) for g, s in asked], repeat)
+    else:
+        network = policy.fn
+        legal = [np.flatnonzero(action_mask(g.state, s)) for g, s in asked]
+        parts["mask"] = _cpu_us([partial(action_mask, g.state, s) for g, s in asked], repeat)
+    pairs = zip(observations, legal, strict=True)
+    parts["network"] = _cpu_us([partial(network.legal_logits, o, ids) for o, ids in pairs], repeat)
+    total = _cpu_us([partial(policy.act, g, s) for g, s in asked], repeat)
+    parts["rest"] = total - sum(parts.values())
+    parts["total"] = total
+    return parts
+
+
 def harness_rate(tree: Path, line_up: list[str], games: int) -> float:
     """Games per second the harness CLI of `tree` prints for the line-up (one worker)."""
     with tempfile.TemporaryDirectory() as out:
@@ -105,6 +154,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--harness-games", type=int, default=0, metavar="N")
     parser.add_argument("--line-up", nargs="+", default=list(LINE_UP))
+    parser.add_argument("--breakdown", action="store_true", help="where a decision goes")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.compare_tree:
@@ -119,6 +169,14 @@ def main() -> None:
     print(f"{args.positions} positions a policy ({args.players} players), {args.repeat} passes")
     for name, r in results.items():
         print(f"{name:>14}: {r['us']:7.1f} us CPU a decision, decisions {r['digest']}")
+    if args.breakdown:
+        from dune_env.policies.registry import SHIPPED_MODELS
+
+        for name in args.policies:
+            if name in SHIPPED_MODELS:
+                parts = breakdown(name, args.positions, args.players, args.repeat)
+                listed = ", ".join(f"{k} {v:.1f}" for k, v in parts.items())
+                print(f"{name:>14}: us CPU a decision: {listed}")
     if args.harness_games:
         rate = harness_rate(ROOT, args.line_up, args.harness_games)
         print(f"harness, {' '.join(args.line_up)}: {rate:.1f} games/s (one worker)")
