@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 from types import ModuleType
 from typing import Any
 
@@ -243,6 +244,7 @@ def compare_trees(args: argparse.Namespace) -> None:
             commands[side] += ["--option", text]
     labels = {"current": ROOT, f"tree {tree}": tree}
     totals = {label: [0, 0.0] for label in labels}
+    per_round: dict[str, list[float]] = {label: [] for label in labels}
     chosen: dict[str, list[int]] = {}
     for round_ in range(args.rounds):
         for label, path in labels.items():
@@ -250,21 +252,26 @@ def compare_trees(args: argparse.Namespace) -> None:
             result = run_in_tree(commands[side], path, label)
             totals[label][0] += result["iterations"]
             totals[label][1] += result["cpu"]
+            per_round[label].append(result["iterations"] / result["cpu"])
             chosen[label] = result["chosen"]
             print(
-                f"round {round_} {label:>16}: {result['iterations'] / result['cpu']:8.1f} "
-                f"iterations/s, decisions {digest(result['chosen'])}"
+                f"round {round_} {label:>16}: {per_round[label][-1]:8.1f} "
+                f"iterations/s, decisions {digest(result['chosen'])}",
+                flush=True,
             )
     rates = {label: its / cpu for label, (its, cpu) in totals.items()}
     current, other = list(labels)
+    searched = f"policy {args.policy}" if args.policy else f"budget {args.iterations}"
     print(
-        f"{args.positions} positions ({args.players} players), budget {args.iterations}, "
+        f"{args.positions} positions ({args.players} players), {searched}, "
         f"{args.rounds} rounds; iterations per CPU-second over all rounds: "
         + ", ".join(f"{label} {rate:.1f}" for label, rate in rates.items())
     )
+    ratios = [a / b for a, b in zip(per_round[current], per_round[other], strict=True)]
     same = chosen[current] == chosen[other]
     print(
-        f"speed-up current/tree: {rates[current] / rates[other]:.2f}x; "
+        f"speed-up current/tree: {rates[current] / rates[other]:.2f}x over all rounds; per "
+        f"round {' '.join(f'{r:.2f}' for r in ratios)}, median {median(ratios):.2f}; "
         f"same decisions: {'yes' if same else 'NO'}"
     )
 
