@@ -260,6 +260,7 @@ def test_budget_variants_are_registered() -> None:
         assert policy.iterations == budget
         assert policy.name == f"mcts-strategist-{budget}"
         assert type(policy.default).__name__ == "StrategistPolicy"
+        assert policy.rollout_rounds == 2  # scored two rounds on (issue 34)
 
 
 def _searched_position(seed: int, round_: int) -> Game:
@@ -326,8 +327,8 @@ def test_rollouts_play_the_heuristics_games(rollout: str) -> None:
 
 
 def test_registered_search_is_deterministic_given_its_seed() -> None:
-    """`mcts-strategist-4` (its rollouts keep the strategist's die tables over a turn) chooses
-    the same options given the same seed, and each is legal."""
+    """`mcts-strategist-4` (rollouts scored two rounds on, the strategist's die tables kept
+    over a turn) chooses the same options given the same seed, and each is legal."""
     from dune_env.policies.registry import load_policy
 
     def run() -> list[int]:
