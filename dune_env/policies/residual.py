@@ -72,7 +72,7 @@ class ResidualWeightsPolicy:
     def act(self, game: Game, seat: int) -> int:
         """The legal option with the highest `logits` (the first of equal ones by action id),
         the network evaluated for the legal actions only."""
-        from ..environment.action_table import KIND_OFFSET
+        from ..environment.action_table import action_ids
 
         state = game.state
         options = game.legal_options()
@@ -81,7 +81,7 @@ class ResidualWeightsPolicy:
             return suggested  # (the heuristic's choice is the only legal option)
         ordered = sorted(options)  # action ids ascending: ties go to the first, as np.argmax
         obs = self._observer(state.num_players).observe(state, None, seat)
-        ids = np.array(ordered) + KIND_OFFSET[state.pending_kind]
+        ids = np.array(action_ids(state.pending_kind, ordered))
         logits = self.weights.legal_logits(obs, ids).astype(np.float64)
         logits[ordered.index(suggested)] += self.beta
         return ordered[int(np.argmax(logits))]
