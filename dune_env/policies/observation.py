@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -29,25 +28,40 @@ class ObservationPolicyError(ValueError):
     """An observation policy returned something that is not a legal action id."""
 
 
+class _Environment(NamedTuple):
+    """What an observation policy needs of the environment package."""
+
+    observer: type
+    action_mask: Callable[[Any, int], np.ndarray]
+    check_action: Callable[[Any, str], int]
+    illegal_action_message: Callable[..., str]
+    option_of: Callable[[int, int], int]
+
+
 @cache
-def _environment() -> tuple[ModuleType, type]:
-    """(the action table module, the Observer class), imported at the first decision: a
-    process playing engine policies only never loads the environment package."""
-    from ..environment import action_table
+def _environment() -> _Environment:
+    """The environment's observer and action table, imported at the first decision: a process
+    playing engine policies only never loads the environment package."""
+    from ..environment.action_table import (
+        action_mask,
+        check_action,
+        illegal_action_message,
+        option_of,
+    )
     from ..environment.observer import Observer
 
-    return action_table, Observer
+    return _Environment(Observer, action_mask, check_action, illegal_action_message, option_of)
 
 
 def observation_and_mask(
     game: Game, seat: int, observer: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `dune_v1` observation vector and int8 action mask of `seat` in `game`."""
-    action_table, observer_class = _environment()
+    environment = _environment()
     state = game.state
     if observer is None or observer.num_players != state.num_players:
-        observer = observer_class(state.num_players)
-    return observer.observe(state, None, seat), action_table.action_mask(state, seat)
+        observer = environment.observer(state.num_players)
+    return observer.observe(state, None, seat), environment.action_mask(state, seat)
 
 
 class ObservationPolicy:
@@ -66,27 +80,27 @@ class ObservationPolicy:
         return np.array([self.fn(o, m) for o, m in zip(observations, masks, strict=True)])
 
     def act(self, game: Game, seat: int) -> int:
-        action_table, observer_class = _environment()
+        environment = _environment()
         state = game.state
         n = state.num_players
         observer = self._observers.get(n)
         if observer is None:
-            observer = self._observers[n] = observer_class(n)
+            observer = self._observers[n] = environment.observer(n)
         obs, mask = observation_and_mask(game, seat, observer)
         action = self.fn(obs, mask)
         try:  # the env's own check: 8.9 is refused, not truncated to 8
-            action_id = action_table.check_action(action, f"policy {self.name!r}")
+            action_id = environment.check_action(action, f"policy {self.name!r}")
         except (TypeError, ValueError) as exc:
             raise ObservationPolicyError(
                 f"policy {self.name!r} returned {action!r}, not an int action id: {exc}"
             ) from exc
         if not mask[action_id]:
             raise ObservationPolicyError(
-                action_table.illegal_action_message(
+                environment.illegal_action_message(
                     action_id,
                     state.pending_kind,
                     game.legal_options(),
                     f"policy {self.name!r} (player_{seat})",
                 )
             )
-        return action_table.option_of(state.pending_kind, action_id)
+        return environment.option_of(state.pending_kind, action_id)
