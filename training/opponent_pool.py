@@ -31,15 +31,9 @@ PAIRWISE_CHANCE = 0.5
 
 @lru_cache(maxsize=16)
 def _frozen(path: str) -> Any:
-    import torch
-
     from dune_env.policies.weights import WeightsPolicy
 
-    # Snapshots play in the environment processes, one per core: a thread pool per process
-    # would only compete for the cores (and spin while waiting, on a busy machine).  In the
-    # training process the callbacks set the threads of each phase again.
-    torch.set_num_threads(1)
-    return WeightsPolicy(path)
+    return WeightsPolicy(path)  # numpy inference: no torch thread pool in the env processes
 
 
 class FrozenPolicy:
@@ -59,7 +53,7 @@ class FrozenPolicy:
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One forward pass for all the games of a vector env waiting on this snapshot (no
         probability distribution is built: the greedy action is the masked argmax)."""
-        logits = self.network.logits(observations).numpy()
+        logits = self.network.logits(observations)
         legal = np.asarray(masks, dtype=bool).reshape(logits.shape)
         return np.where(legal, logits, -np.inf).argmax(axis=1)
 

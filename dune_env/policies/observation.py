@@ -14,7 +14,8 @@ falls back to one call per row for callables without it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,17 +28,40 @@ class ObservationPolicyError(ValueError):
     """An observation policy returned something that is not a legal action id."""
 
 
+class _Environment(NamedTuple):
+    """What an observation policy needs of the environment package."""
+
+    observer: type
+    action_mask: Callable[[Any, int], np.ndarray]
+    check_action: Callable[[Any, str], int]
+    illegal_action_message: Callable[..., str]
+    option_of: Callable[[int, int], int]
+
+
+@cache
+def _environment() -> _Environment:
+    """The environment's observer and action table, imported at the first decision: a process
+    playing engine policies only never loads the environment package."""
+    from ..environment.action_table import (
+        action_mask,
+        check_action,
+        illegal_action_message,
+        option_of,
+    )
+    from ..environment.observer import Observer
+
+    return _Environment(Observer, action_mask, check_action, illegal_action_message, option_of)
+
+
 def observation_and_mask(
     game: Game, seat: int, observer: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `dune_v1` observation vector and int8 action mask of `seat` in `game`."""
-    from ..environment.action_table import action_mask
-    from ..environment.observer import Observer
-
+    environment = _environment()
     state = game.state
     if observer is None or observer.num_players != state.num_players:
-        observer = Observer(state.num_players)
-    return observer.observe(state, object(), seat), action_mask(state, seat)
+        observer = environment.observer(state.num_players)
+    return observer.observe(state, None, seat), environment.action_mask(state, seat)
 
 
 class ObservationPolicy:
@@ -56,30 +80,27 @@ class ObservationPolicy:
         return np.array([self.fn(o, m) for o, m in zip(observations, masks, strict=True)])
 
     def act(self, game: Game, seat: int) -> int:
-        from ..environment.action_table import illegal_action_message, option_of
-        from ..environment.observer import Observer
-
+        environment = _environment()
         state = game.state
         n = state.num_players
-        if n not in self._observers:
-            self._observers[n] = Observer(n)
-        obs, mask = observation_and_mask(game, seat, self._observers[n])
+        observer = self._observers.get(n)
+        if observer is None:
+            observer = self._observers[n] = environment.observer(n)
+        obs, mask = observation_and_mask(game, seat, observer)
         action = self.fn(obs, mask)
-        from ..environment.action_table import check_action
-
         try:  # the env's own check: 8.9 is refused, not truncated to 8
-            action_id = check_action(action, f"policy {self.name!r}")
+            action_id = environment.check_action(action, f"policy {self.name!r}")
         except (TypeError, ValueError) as exc:
             raise ObservationPolicyError(
                 f"policy {self.name!r} returned {action!r}, not an int action id: {exc}"
             ) from exc
         if not mask[action_id]:
             raise ObservationPolicyError(
-                illegal_action_message(
+                environment.illegal_action_message(
                     action_id,
                     state.pending_kind,
                     game.legal_options(),
                     f"policy {self.name!r} (player_{seat})",
                 )
             )
-        return option_of(state.pending_kind, action_id)
+        return environment.option_of(state.pending_kind, action_id)

@@ -79,11 +79,15 @@ def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
 
 
 def builtin_policy_classes() -> list[type]:
-    """The classes of the registered built-in policies, and `ObservationPolicy` (which shows
-    its callable only an observation): the policies the harness may hand the live game."""
+    """The classes of the registered built-in policies, `ObservationPolicy` (which shows its
+    callable only an observation) and `ResidualWeightsPolicy` (a network's arrays and a
+    built-in heuristic, both only reading the game): the policies the harness may hand the
+    live game."""
     from .observation import ObservationPolicy
+    from .residual import ResidualWeightsPolicy
 
-    return [import_attr(path) for path in BUILTIN_POLICIES.values()] + [ObservationPolicy]
+    builtin = [import_attr(path) for path in BUILTIN_POLICIES.values()]
+    return builtin + [ObservationPolicy, ResidualWeightsPolicy]
 
 
 def policy_names() -> list[str]:
