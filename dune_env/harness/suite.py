@@ -82,7 +82,7 @@ SEATED_ONLY_AT: dict[str, tuple[int, ...]] = {
 }
 DEFAULT_CANDIDATES = ("ppo-4p",)
 # Deals per player count: the full suite, and the short one.
-DEALS: dict[int, int] = {3: 200, 4: 140, 5: 112, 6: 20}
+DEALS: dict[int, int] = {3: 400, 4: 210, 5: 168, 6: 30}
 SHORT_DEALS: dict[int, int] = {3: 20, 4: 35, 5: 21, 6: 2}
 SHORT_LEAVES_OUT = ("mcts-strategist-16",)
 MAX_LINEUPS = 70  # C(8, 4): the standard policies at 4 players
