@@ -413,7 +413,7 @@ def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], 
 
     from .report import save_figure
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(8.5, 4))
     counts = sorted(summaries)
     drawn = 0
     for k, p in enumerate(policies):
@@ -440,8 +440,8 @@ def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], 
     ax.set_ylabel(f"strength, log-odds vs {reference} (95% CI)")
     deals = ", ".join(f"{s['meta']['deals']}" for _, s in sorted(summaries.items()))
     ax.set_title(f"{SUITE_NAME} v{SUITE_VERSION}: strength by player count (deals: {deals})")
-    if drawn:
-        ax.legend(fontsize=8)
+    if drawn:  # beside the axes: inside, it hid the 6-player points
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
         ax.text(
             0.5,
