@@ -253,8 +253,8 @@ def short_scope(summaries: dict[int, dict[str, Any]]) -> list[str]:
     return [
         f"This is the short suite: {', '.join(str(d) for d in SHORT_DEALS.values())} deals at "
         f"{', '.join(str(n) for n in SHORT_DEALS)} players, without "
-        f"{', '.join(SHORT_LEAVES_OUT)} (a game with it costs tens of heuristic games). It shows the "
-        "suite at work; it cannot rank anything against the search, and its games leave "
+        f"{', '.join(SHORT_LEAVES_OUT)} (a game with it costs tens of heuristic games). It "
+        "shows the suite at work; it cannot rank anything against the search, and its games leave "
         f"unresolved (tied, `=`) {'; '.join(tied)}. The full suite (`--suite standard`) is the "
         "one to quote.",
         "",
