@@ -21,6 +21,7 @@ from ..policies.registry import policy_names
 from ..seatings import DEFAULT_SEATINGS, SEATINGS
 from .exits import bad_input_errors, interrupted, refused
 from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
+from .luck import LUCK_RESULT, LUCK_START
 from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
 
 if TYPE_CHECKING:
@@ -333,18 +334,6 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
     if args.save_replays:
         fixed.append("--save-replays")
     return fixed
-
-
-LUCK_START = (
-    "Luck-adjusted run (--luck-adjust {samples}): every roll is replayed {samples} times to "
-    "value its luck, so games take about 100 times as long as without it (heuristics: about "
-    "half a game a second on one core)."
-)
-LUCK_RESULT = (
-    "Luck-adjusted: the strengths and the paired control-win differences below use each "
-    "seat's score minus its dice luck; the win and control-win rates are the raw ones "
-    "(summary.json's luck_adjusted holds the unadjusted fit)."
-)
 
 
 def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> int:

@@ -229,4 +229,6 @@ def test_a_luck_adjusted_run_says_so_up_front_and_with_its_results(capsys, tmp_p
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     estimator = summary["luck_adjusted"]["estimator"]
     assert "win_rate and control_win_rate are the raw ones" in estimator
-    assert "control-win rates below are the raw ones" in (tmp_path / "run" / "report.md").read_text()
+    assert (
+        "control-win rates below are the raw ones" in (tmp_path / "run" / "report.md").read_text()
+    )
