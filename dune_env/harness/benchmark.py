@@ -50,13 +50,14 @@ def check_options(
     check_luck(luck_samples, luck_model)
     from ..engine import ConfigError, GameConfig
     from ..engine.config import check_seed
+    from .types import MAX_GAMES, MAX_WORKERS
 
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games={games!r}: give a positive number of games")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games={games!r}: give a positive number of games, at most {MAX_GAMES:,}")
     if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+        isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS
     ):
-        raise ValueError(f"workers={workers!r}: give at least 1")
+        raise ValueError(f"workers={workers!r}: give at least 1, at most {MAX_WORKERS}")
     check_seed(seed, "seed")
     for key in sorted(config or {}):
         if key in HARNESS_KEYS:
@@ -96,7 +97,7 @@ def _checked_policies(
 ) -> list[str]:
     """The policy specs to schedule, each loaded once here to fail fast with the loader's
     message; with `trust`, marked trusted so that the opt-in reaches the workers."""
-    from ..policies.registry import load_policy, trusted
+    from ..policies.registry import trusted
     from .backends import check_backend, check_ray_policies
 
     check_backend(backend, address)
@@ -108,8 +109,9 @@ def _checked_policies(
     if trust:
         policies = [trusted(p) if isinstance(p, str) else p for p in policies]
     lineup(policies, num_players)  # at most one policy per seat
-    for name in sorted(set(policies)):
-        load_policy(name, seed=0)
+    from .hosts import check_loadable
+
+    check_loadable(sorted(set(policies)))  # foreign code in a child process only (hosts.py)
     _single_threaded_torch()
     return policies
 

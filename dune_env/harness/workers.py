@@ -33,8 +33,9 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from .replayed import MAX_MESSAGE_BYTES, NotReplayed, decode_played, encode_played
 from .runner import safe_play
-from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
+from .types import DEFAULT_MAX_DECISIONS, MAX_DECISIONS_CAP, GameFailure, GameSpec, Played
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
 _POLL = 0.5  # longest sleep between watchdog checks (seconds)
@@ -42,7 +43,7 @@ _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 POLICY_OUTPUT_FILE = "policy-output.log"
 POLICY_OUTPUT_CAP = 10 << 20  # bytes kept of what the policies print, over all workers
 
-Item = Played  # the outcome is turned into rows by the caller (types.as_rows)
+Item = Played  # the record is replayed into rows by the caller (types.as_rows)
 
 
 def _watch_parent(ppid: int) -> None:
@@ -123,9 +124,22 @@ def _worker_main(
         status[2] = time.monotonic()
         status[1] = 0
         status[0] = -1
-        item = safe_play(spec, max_decisions, status)
+        _, result = safe_play(spec, max_decisions, status)
         status[0] = -2  # idle
-        conn.send(item)
+        conn.send_bytes(encode_played(result))  # plain data, never a pickle (replayed.py)
+
+
+def check_max_decisions(max_decisions: object) -> None:
+    """The cap on a game's decisions: an int from 1 to MAX_DECISIONS_CAP, or a ValueError."""
+    if (
+        isinstance(max_decisions, bool)
+        or not isinstance(max_decisions, int)
+        or not 1 <= max_decisions <= MAX_DECISIONS_CAP
+    ):
+        raise ValueError(
+            f"max_decisions={max_decisions!r}: give a cap from 1 to {MAX_DECISIONS_CAP:,} "
+            f"decisions a game (default {DEFAULT_MAX_DECISIONS:,})"
+        )
 
 
 class _Worker:
@@ -189,6 +203,7 @@ class WorkerPool:
             raise ValueError(f"workers={workers}: give at least 1")
         if not move_timeout > 0:
             raise ValueError(f"move_timeout={move_timeout}: give a positive number of seconds")
+        check_max_decisions(max_decisions)
         self.size = workers
         self.move_timeout = float(move_timeout)
         self.max_decisions = max_decisions
@@ -237,17 +252,31 @@ class WorkerPool:
             while queue and len(self._workers) < self.size:
                 self._new_worker()
 
+    def _unreadable(self, worker: _Worker, what: str) -> GameFailure:
+        """A worker whose message cannot be read: its game fails, the worker is replaced."""
+        spec = worker.spec
+        assert spec is not None
+        self._replace(worker)
+        what = f"the worker of game {spec.index} sent an unusable result: {what}"
+        return GameFailure(spec.index, spec.seed, what)
+
     def _check(self, worker: _Worker) -> Item | None:
         spec = worker.spec
         assert spec is not None
         if worker.conn.poll():
             try:
-                item: Item = worker.conn.recv()
+                data = worker.conn.recv_bytes(MAX_MESSAGE_BYTES)
             except (EOFError, OSError):
-                worker.process.join(1.0)  # the worker died: below
+                worker.process.join(1.0)  # the worker died (or sent too much): below
+                if worker.process.is_alive():
+                    return spec, self._unreadable(worker, "a message past the size limit")
             else:
+                try:
+                    result = decode_played(spec, data)
+                except NotReplayed as exc:
+                    return spec, self._unreadable(worker, str(exc))
                 worker.spec = None
-                return item
+                return spec, result
         if not worker.process.is_alive():
             policy, who = _blame(spec, worker.status)
             worker.process.join()
