@@ -153,23 +153,26 @@ def _number(value: Any, what: str) -> float:
 
 def replay(spec: GameSpec, options: Sequence[int]) -> tuple[Game, int]:
     """The game of `spec` played to its end with `options` on this process's engine, and the
-    number of dice rolls it made.  NotReplayed if an option is illegal where it is played, or
-    the game is not over exactly after the last one."""
+    number of dice rolls it made (counted only when the game measures luck; else 0).
+    NotReplayed if an option is illegal where it is played, or the game is not over exactly
+    after the last one."""
     from .luck import roll_key, rolled
 
     game = Game(spec.game_config(), seed=spec.seed)
+    count = bool(spec.luck_samples)
     rolls = 0
     for number, option in enumerate(options, start=1):
         if game.terminal:
             raise NotReplayed(
                 f"the game is over after decision {number - 1}, but {len(options)} were sent"
             )
-        before = roll_key(game.state)
+        before = roll_key(game.state) if count else None
         try:
             game.apply(option)
         except IllegalOptionError as exc:
             raise NotReplayed(f"decision {number} does not replay: {exc}"[:600]) from None
-        rolls += rolled(before, game.state)
+        if before is not None:
+            rolls += rolled(before, game.state)
     if not game.terminal:
         raise NotReplayed(f"the game is not over after its {len(options)} decisions")
     return game, rolls

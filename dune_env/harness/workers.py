@@ -245,12 +245,15 @@ class WorkerPool:
             next_deadline = min(w.status[2] + self.move_timeout for w in busy)
             waitables: list[Any] = [w.conn for w in busy] + [w.process.sentinel for w in busy]
             wait(waitables, timeout=max(0.0, min(_POLL, next_deadline - now)))
-            for worker in busy:
-                item = self._check(worker)
-                if item is not None:
-                    yield item
+            finished = [item for item in map(self._check, busy) if item is not None]
             while queue and len(self._workers) < self.size:
                 self._new_worker()
+            # The free workers start their next games before the finished ones are handed
+            # over: the caller's work on them (the replay) overlaps with the games.
+            for worker in self._workers:
+                if worker.spec is None and queue:
+                    worker.start(queue.pop())
+            yield from finished
 
     def _unreadable(self, worker: _Worker, what: str) -> GameFailure:
         """A worker whose message cannot be read: its game fails, the worker is replaced."""
