@@ -19,8 +19,9 @@ from typing import Any
 from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
 from ..provenance import software_record
 from .outputs import CsvSink
+from .replayed import as_rows  # each game's rows from the replay of its decisions
 from .report import leaderboard, markdown_report, summarise, write_json, write_plots
-from .types import GameFailure, Item, SeatResult, as_rows
+from .types import GameFailure, Item, SeatResult
 
 HARNESS_KEYS = ("num_players", "faction_mode", "factions")  # set by the harness itself
 

@@ -89,7 +89,7 @@ class _Child:
                 self.conn.close()
                 target(child, *args)
             finally:
-                os._exit(1)
+                _end_process()
         child.close()
         self.exitcode: int | None = None
 
@@ -118,6 +118,17 @@ class _Child:
     def how_it_ended(self) -> str:
         code = self.join(1.0)
         return f"was killed by signal {-code}" if code and code < 0 else f"exited ({code})"
+
+
+def _end_process() -> None:
+    """End this (forked) process at once, its output flushed: no exit handler, no unwinding
+    into the code it was forked from."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _die_with(parent: int) -> None:
@@ -202,7 +213,6 @@ def _host_main(conn: Any, spec: str, worker: int) -> None:
     _die_with(worker)
     _close_inherited({conn.fileno()})
     policies: dict[int, Any] = {}
-    code = 0
     while True:
         try:
             request = conn.recv()
@@ -221,7 +231,6 @@ def _host_main(conn: Any, spec: str, worker: int) -> None:
                 reply = _answer(policies[seat], request, spec)
         except (SystemExit, KeyboardInterrupt) as exc:
             _send(conn, {"exit": {"type": type(exc).__name__, "message": str(exc)[:MAX_TEXT]}})
-            code = 1
             break
         except BaseException as exc:  # the policy's own: reported, the host goes on
             reply = _error(exc)
@@ -229,9 +238,7 @@ def _host_main(conn: Any, spec: str, worker: int) -> None:
             _send(conn, reply)
         except (OSError, ValueError):
             break
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    _end_process()
 
 
 # --- the worker's side ------------------------------------------------------------------------
@@ -380,9 +387,7 @@ def _check_main(conn: Any, spec: str) -> None:
     try:
         _send(conn, message)
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
+        _end_process()
 
 
 def check_loadable(specs: Sequence[str]) -> None:

@@ -51,6 +51,7 @@ import numpy as np
 from ..engine import Game
 from ..engine.rng import ChanceRng, DiceRng
 from ..engine.state import GameState, Phase
+from ..game_log import roll_key, rolled
 
 LUCK_METRICS: Final = ("win", "control")  # the outcomes V estimates, in its output order
 DEFAULT_SAMPLES: Final = 16  # resampled rolls per roll: the expectation's estimate
@@ -262,19 +263,6 @@ def value_model(path: str = "") -> ValueModel:
 def default_model() -> ValueModel:
     """The shipped value model (loaded once per process)."""
     return value_model("")
-
-
-def roll_key(state: GameState) -> tuple[int, int, int]:
-    """Where the engine's next roll is keyed: (round, active seat, rolls so far this turn)."""
-    return int(state.round), int(state.active_seat), int(state.rng.turn_roll)
-
-
-def rolled(before: tuple[int, int, int], state: GameState) -> bool:
-    """Whether the dice were rolled since `roll_key` gave `before`: every roll of a turn
-    advances the turn's roll counter (`engine/steps/turn.py`), reset when a turn starts."""
-    if state.phase == _GAME_OVER:
-        return False
-    return state.rng.turn_roll > 0 and roll_key(state) != before
 
 
 class LuckMeter:

@@ -14,8 +14,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import IO, Any
 
+from ..game_log import DECISIONS_FILE, decisions_line
 from ..match import GameSpec
-from .replayed import DECISIONS_FILE, decisions_line
 from .types import GameRows, SeatResult
 from .workers import POLICY_OUTPUT_FILE
 
@@ -197,7 +197,8 @@ def read_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
     schedule `specs` and every game against the replay of its decisions in decisions.jsonl
     (resume_check.py): OutputError names the first row it could not produce.  decisions.jsonl
     is rewritten to hold the returned games only (a game cut short is played again)."""
-    from .resume_check import BadRow, check_replayed, read_checked_results, read_decisions
+    from ..game_log import NotReplayed, read_decisions
+    from .resume_check import BadRow, check_replayed, read_checked_results
 
     decisions_path = path.with_name(DECISIONS_FILE)
     if not path.exists() and not decisions_path.exists():
@@ -206,7 +207,10 @@ def read_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
         raise OutputError(f"{path} is a symbolic link; refusing to read it")
     try:
         rows = read_checked_results(path, specs) if path.exists() else []
-        decisions = read_decisions(decisions_path, specs)
+        try:
+            decisions = read_decisions(decisions_path, specs)
+        except NotReplayed as exc:
+            raise BadRow(str(exc)) from None
         check_replayed(rows, decisions, specs, path.name, DECISIONS_FILE)
         kept = sorted({row.game for row in rows})
         partial = path.with_name(DECISIONS_FILE + ".partial")

@@ -8,15 +8,15 @@ travels as JSON bytes (`encode_played` / `decode_played`), never as a pickled ob
 nothing a worker sends can run code in the benchmark's process, and it is bounded in size.
 
 The benchmark's process then replays the decisions on its own engine from the deal's seed
-(`GameSpec` -> `Game`; about 2 ms a game on the compiled build) and takes every field of the
-game's rows in results.csv from that replay (`derive_rows`): winners, rewards, factions, win
-kind, rounds, decisions.  A decision that is not legal where it is replayed, or a game that is
-not over exactly at its last decision, fails the game (`NotReplayed`): nothing a worker does
--- patching `Outcome`, `SeatResult` or their pickling in its process, editing its game --
-changes a recorded result.
+(`game_log.replay`: `GameSpec` -> `Game`; 1-2 ms a 4-player game on the compiled build) and
+takes every field of the game's rows in results.csv from that replay (`derive_rows`): winners,
+rewards, factions, win kind, rounds, decisions.  A decision that is not legal where it is
+replayed, or a game that is not over exactly at its last decision, fails the game
+(`NotReplayed`): nothing a worker does -- patching `Outcome`, `SeatResult` or their pickling in
+its process, editing its game -- changes a recorded result.
 
 Dice luck (harness/luck.py) is the one figure the replay does not recompute as the games come
-in: it is an expectation over resampled rolls, ~0.45 s a game at 16 samples against ~2 ms for
+in: it is an expectation over resampled rolls, ~0.45 s a game at 16 samples against ~1-2 ms for
 the replay, and recomputing it in the benchmark's single process would cap a luck-adjusted run
 at about two games a second whatever the number of workers.  The worker computes it (the
 worker runs only the project's code: policies that are not built in play in their own
@@ -26,7 +26,7 @@ luck by less than 1 either way, so |luck| < the number of rolls the replay count
 `--resume` it is recomputed exactly from the decisions (`expected_rows`), since results.csv is
 a file anyone may have edited.
 
-decisions.jsonl (`DECISIONS_FILE`, beside results.csv): one line per finished game,
+decisions.jsonl (`game_log.DECISIONS_FILE`, beside results.csv): one line per finished game,
 `{"game": g, "seed": s, "options": [...]}`: an exact replay of every game of the run, and what
 `--resume` checks results.csv against (resume_check.py).
 """
@@ -40,23 +40,21 @@ from dataclasses import replace
 from typing import Any, Final
 
 from ..engine import Game
-from ..engine.game import IllegalOptionError
-from ..match import DEFAULT_MAX_DECISIONS, GameSpec, Outcome, final_outcome
-from .types import GameFailure, GameRecord, GameRows, SeatResult, seat_rows
+from ..game_log import (
+    DECISIONS_FILE,
+    MAX_GAME_OPTIONS,
+    NotReplayed,
+    checked_options,
+    decisions_line,
+    replay,
+)
+from ..match import GameSpec, Outcome, final_outcome
+from .types import GameFailure, GameRecord, GameRows, Item, Played, SeatResult, seat_rows
 
-DECISIONS_FILE: Final = "decisions.jsonl"
-# A game's chosen options: games end by round 6 (END-5) after a few hundred decisions; the
-# harness's own cap on decisions is DEFAULT_MAX_DECISIONS.
-MAX_GAME_OPTIONS: Final = DEFAULT_MAX_DECISIONS
-MAX_OPTION: Final = 1 << 20  # options are small indices (engine/decisions.py)
 MAX_MESSAGE_BYTES: Final = 1 << 20  # a worker's message: ~7 bytes an option, a failure's text
 MAX_ERROR_CHARS: Final = 4_000  # a failure's one-line error as kept
 MAX_DETAIL_CHARS: Final = 64_000  # a failure's traceback as kept
 FAILURE_KINDS: Final = ("illegal", "exception", "exit", "crash", "timeout", "decision-cap", "error")
-
-
-class NotReplayed(ValueError):
-    """A game record that the benchmark's own replay cannot reproduce or accept."""
 
 
 # --- the worker's message -------------------------------------------------------------------
@@ -123,19 +121,6 @@ def _failure(spec: GameSpec, data: Any) -> GameFailure:
     )
 
 
-def checked_options(options: Any) -> tuple[int, ...]:
-    """A game's chosen options as read from a message or a file: a list of at most
-    MAX_GAME_OPTIONS small non-negative integers (NotReplayed otherwise)."""
-    if not isinstance(options, list):
-        raise NotReplayed("its options are not a list")
-    if len(options) > MAX_GAME_OPTIONS:
-        raise NotReplayed(f"it has {len(options)} options, more than {MAX_GAME_OPTIONS}")
-    for option in options:
-        if isinstance(option, bool) or not isinstance(option, int) or not 0 <= option < MAX_OPTION:
-            raise NotReplayed("its options are not all small non-negative integers")
-    return tuple(options)
-
-
 def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise NotReplayed(f"its {what} holds something that is not a number")
@@ -149,33 +134,6 @@ def _number(value: Any, what: str) -> float:
 
 
 # --- the benchmark's replay -----------------------------------------------------------------
-
-
-def replay(spec: GameSpec, options: Sequence[int]) -> tuple[Game, int]:
-    """The game of `spec` played to its end with `options` on this process's engine, and the
-    number of dice rolls it made (counted only when the game measures luck; else 0).
-    NotReplayed if an option is illegal where it is played, or the game is not over exactly
-    after the last one."""
-    from .luck import roll_key, rolled
-
-    game = Game(spec.game_config(), seed=spec.seed)
-    count = bool(spec.luck_samples)
-    rolls = 0
-    for number, option in enumerate(options, start=1):
-        if game.terminal:
-            raise NotReplayed(
-                f"the game is over after decision {number - 1}, but {len(options)} were sent"
-            )
-        before = roll_key(game.state) if count else None
-        try:
-            game.apply(option)
-        except IllegalOptionError as exc:
-            raise NotReplayed(f"decision {number} does not replay: {exc}"[:600]) from None
-        if before is not None:
-            rolls += rolled(before, game.state)
-    if not game.terminal:
-        raise NotReplayed(f"the game is not over after its {len(options)} decisions")
-    return game, rolls
 
 
 def checked_luck(
@@ -208,6 +166,20 @@ def derive_rows(spec: GameSpec, record: GameRecord) -> GameRows:
     return GameRows(seat_rows(spec, outcome), record.options)
 
 
+def as_rows(item: Played) -> Item:
+    """A worker's item with its record replayed into rows here (`replayed.derive_rows`), or a
+    failure if it does not replay."""
+    spec, result = item
+    if isinstance(result, GameFailure):
+        return spec, result
+    try:
+        return spec, derive_rows(spec, result)
+    except NotReplayed as exc:
+        return spec, GameFailure(
+            spec.index, spec.seed, f"the decisions sent for game {spec.index} were refused: {exc}"
+        )
+
+
 def expected_rows(spec: GameSpec, options: Sequence[int]) -> list[SeatResult]:
     """The rows the game `spec` played with `options` must have, everything recomputed here:
     the replay's outcome, and in a luck-adjusted run the luck measured again on it (what a
@@ -225,29 +197,16 @@ def expected_rows(spec: GameSpec, options: Sequence[int]) -> list[SeatResult]:
     return seat_rows(spec, outcome)
 
 
-# --- decisions.jsonl ------------------------------------------------------------------------
-
-
-def decisions_line(game: int, seed: int, options: Sequence[int]) -> str:
-    """The decisions.jsonl line of a finished game (with its line end)."""
-    record = {"game": game, "seed": seed, "options": list(options)}
-    return json.dumps(record, separators=(",", ":")) + "\n"
-
-
-MAX_DECISIONS_LINE: Final = 32 + 8 * MAX_GAME_OPTIONS  # bytes: an option is at most 7 digits
-
-
-def parse_decisions_line(text: str, specs: Sequence[GameSpec]) -> tuple[int, tuple[int, ...]]:
-    """(game, options) of one decisions.jsonl line, checked against the run's schedule."""
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError):
-        raise NotReplayed("not a JSON object") from None
-    if not isinstance(record, dict) or set(record) != {"game", "seed", "options"}:
-        raise NotReplayed("not an object with game, seed and options")
-    game, seed = record["game"], record["seed"]
-    if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < len(specs):
-        raise NotReplayed(f"game {str(game)[:30]} is not a game of this run")
-    if seed != specs[game].seed:
-        raise NotReplayed(f"seed {str(seed)[:30]}, but game {game} is dealt by {specs[game].seed}")
-    return game, checked_options(record["options"])
+__all__ = [
+    "DECISIONS_FILE",
+    "MAX_GAME_OPTIONS",
+    "NotReplayed",
+    "as_rows",
+    "checked_luck",
+    "decisions_line",
+    "decode_played",
+    "derive_rows",
+    "encode_played",
+    "expected_rows",
+    "replay",
+]

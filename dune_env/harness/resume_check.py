@@ -13,7 +13,7 @@ seat, a game nobody won turned into a win, a changed round count) is refused, na
 the seat, the field and both values.
 
 The files are read with bounds: results.csv no longer than the run's rows can be, each line at
-most MAX_ROW_BYTES, decisions.jsonl lines at most `replayed.MAX_DECISIONS_LINE` bytes.  Only
+most MAX_ROW_BYTES, decisions.jsonl lines at most `game_log.MAX_DECISIONS_LINE` bytes.  Only
 the last line of either file may be cut short (no line end: a crash while it was written); its
 game is played again, as is any game missing a seat's row.
 """
@@ -29,6 +29,7 @@ from typing import Any
 
 from ..engine import GameConfig
 from ..engine.constants import FACTION_NAMES
+from ..game_log import NotReplayed, bounded_lines
 from .runner import WIN_KINDS, GameSpec, SeatResult
 
 _FIELDS = {f.name: f.type for f in fields(SeatResult)}
@@ -45,36 +46,15 @@ class BadRow(ValueError):
 MAX_ROW_BYTES = 64 << 10  # a results.csv line: a policy's spec (a path) is its longest field
 
 
-def bounded_lines(path: Path, max_line: int, max_lines: int) -> list[str]:
-    """The complete lines of the text file `path` (a last line without its line end, cut
-    short by a crash, is left out), each at most `max_line` bytes, at most `max_lines` of
-    them.  BadRow, naming the file and line, for anything longer: checked before the file is
-    read whole."""
-    size = path.stat().st_size
-    if size > max_line * max_lines:
-        raise BadRow(
-            f"{path.name} has {size} bytes, more than its {max_lines} lines of at most "
-            f"{max_line} bytes can hold"
-        )
-    lines: list[str] = []
-    with path.open("rb") as handle:
-        while line := handle.readline(max_line + 1):
-            if len(line) > max_line:
-                raise BadRow(f"{path.name} line {len(lines) + 1} is longer than {max_line} bytes")
-            if not line.endswith(b"\n"):
-                break  # cut short by a crash while it was written: its game is played again
-            if len(lines) == max_lines:
-                raise BadRow(f"{path.name} has more than the run's {max_lines} lines")
-            lines.append(line.decode("utf-8"))
-    return lines
-
-
 def read_checked_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
     """The rows of the complete games in `path`, every row checked (see the module doc).
     Raises BadRow naming the file's first bad line."""
     most = max((s.num_players for s in specs), default=0)
     # Room for the run's rows twice over: a few rows too many are named one by one below.
-    text = bounded_lines(path, MAX_ROW_BYTES, 2 * (1 + len(specs) * most) + 100)
+    try:
+        text = bounded_lines(path, MAX_ROW_BYTES, 2 * (1 + len(specs) * most) + 100)
+    except NotReplayed as exc:
+        raise BadRow(str(exc)) from None
     lines = list(csv.reader(text))
     if not lines:
         return []
@@ -200,27 +180,6 @@ def _check_against(row: SeatResult, earlier: list[tuple[int, SeatResult]]) -> No
 # --- the replay of each game -----------------------------------------------------------------
 
 
-def read_decisions(path: Path, specs: Sequence[GameSpec]) -> dict[int, tuple[int, ...]]:
-    """Each game's options in the run's decisions.jsonl `path` (read with bounds: `bounded_lines`),
-    every line checked against the schedule; {} when there is no such file."""
-    from .replayed import MAX_DECISIONS_LINE, NotReplayed, parse_decisions_line
-
-    if not path.exists():
-        return {}
-    if path.is_symlink():
-        raise BadRow(f"{path.name} is a symbolic link; refusing to read it")
-    games: dict[int, tuple[int, ...]] = {}
-    for number, line in enumerate(bounded_lines(path, MAX_DECISIONS_LINE, len(specs)), 1):
-        try:
-            game, options = parse_decisions_line(line, specs)
-        except NotReplayed as exc:
-            raise BadRow(f"{path.name} line {number}: {exc}") from None
-        if game in games:
-            raise BadRow(f"{path.name} line {number}: a second line for game {game}")
-        games[game] = options
-    return games
-
-
 def check_replayed(
     rows: Sequence[SeatResult],
     decisions: dict[int, tuple[int, ...]],
@@ -230,7 +189,7 @@ def check_replayed(
 ) -> None:
     """Every game of `rows` (complete games of results.csv `name`) must be what the replay of
     its decisions gives, field by field (the module doc).  BadRow names the first that is not."""
-    from .replayed import NotReplayed, expected_rows
+    from .replayed import expected_rows
 
     by_game: dict[int, list[SeatResult]] = {}
     for row in rows:

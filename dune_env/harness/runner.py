@@ -38,7 +38,7 @@ from ..match import (
 from ..policies.base import EnginePolicy
 from ..policies.registry import runs_foreign_code
 from .hosts import HostedPolicy, PolicyHost, PolicyProcessDied
-from .types import GameFailure, GameRecord, Played, SeatResult, as_rows
+from .types import GameFailure, GameRecord, Played, SeatResult
 
 _POLICY_CACHE: dict[tuple[str, int, int], EnginePolicy] = {}
 _HOSTS: dict[tuple[str, int], PolicyHost] = {}
@@ -108,7 +108,9 @@ def play_game(
     status: MutableSequence[float] | None = None,
 ) -> list[SeatResult]:
     """Play one scheduled game in this process: its result rows, derived from the replay of
-    its decisions as the benchmark derives them (`types.as_rows`)."""
+    its decisions as the benchmark derives them (`replayed.as_rows`)."""
+    from .replayed import as_rows
+
     item = as_rows((spec, play_record(spec, max_decisions, status)))
     if isinstance(item[1], GameFailure):
         raise ValueError(item[1].error)

@@ -3,7 +3,7 @@ seat's result is (`SeatResult`, a row of results.csv) and what a failed game is 
 
 A worker process sends back `Played` items: the game's record (`GameRecord`: its decisions) or
 its failure.  The rows are derived from the record by the process that runs the benchmark, which
-replays the decisions on its own engine (`as_rows`, harness/replayed.py), not by the worker.
+replays the decisions on its own engine (`replayed.as_rows`), not by the worker.
 """
 
 from __future__ import annotations
@@ -110,22 +110,6 @@ def seat_rows(spec: GameSpec, outcome: Outcome) -> list[SeatResult]:
     return rows
 
 
-def as_rows(item: Played) -> Item:
-    """A worker's item with its record replayed into rows here (`replayed.derive_rows`), or a
-    failure if it does not replay."""
-    spec, result = item
-    if isinstance(result, GameFailure):
-        return spec, result
-    from .replayed import NotReplayed, derive_rows
-
-    try:
-        return spec, derive_rows(spec, result)
-    except NotReplayed as exc:
-        return spec, GameFailure(
-            spec.index, spec.seed, f"the decisions sent for game {spec.index} were refused: {exc}"
-        )
-
-
 __all__ = [
     "DEFAULT_MAX_DECISIONS",
     "GameFailure",
@@ -142,6 +126,5 @@ __all__ = [
     "PolicyActionError",
     "SeatResult",
     "WIN_KINDS",
-    "as_rows",
     "seat_rows",
 ]

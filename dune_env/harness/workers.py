@@ -43,7 +43,7 @@ _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 POLICY_OUTPUT_FILE = "policy-output.log"
 POLICY_OUTPUT_CAP = 10 << 20  # bytes kept of what the policies print, over all workers
 
-Item = Played  # the record is replayed into rows by the caller (types.as_rows)
+Item = Played  # the record is replayed into rows by the caller (replayed.as_rows)
 
 
 def _watch_parent(ppid: int) -> None:

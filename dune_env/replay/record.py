@@ -349,21 +349,7 @@ def benchmark_record(
     title = f"benchmark {directory.name}, game {game_index} (seed {spec.seed})"
     options = None if failed else _recorded_options(directory, specs, game_index)
     if options is not None:  # the game's own decisions: no policy is loaded or run
-        from ..harness.replayed import NotReplayed, replay
-
-        try:
-            game, _ = replay(spec, options)
-        except NotReplayed as exc:
-            raise ReplayError(f"game {game_index} of decisions.jsonl: {exc}") from None
-        _check_against_results(game, directory, game_index)
-        return ReplayRecord(
-            config=game.config.to_dict(),
-            options=tuple(game.chosen_options()),
-            seed=spec.seed,
-            policies=tuple(spec.seat_policies),
-            title=title,
-            extra={"benchmark": str(directory), "game": game_index},
-        )
+        return _replayed_record(directory, spec, options, title)
     _check_policies_allowed(policies, trust, own_run)
     game, seated = seat_spec(spec, trust=trust)
     try:
@@ -386,17 +372,38 @@ def benchmark_record(
     )
 
 
+def _replayed_record(
+    directory: Path, spec: Any, options: tuple[int, ...], title: str
+) -> ReplayRecord:
+    """The record of the benchmark game `spec` replayed from its recorded `options`, checked
+    against results.csv."""
+    from ..game_log import NotReplayed, replay
+
+    try:
+        game, _ = replay(spec, options)
+    except NotReplayed as exc:
+        raise ReplayError(f"game {spec.index} of decisions.jsonl: {exc}") from None
+    _check_against_results(game, directory, spec.index)
+    return ReplayRecord(
+        config=game.config.to_dict(),
+        options=tuple(game.chosen_options()),
+        seed=spec.seed,
+        policies=tuple(spec.seat_policies),
+        title=title,
+        extra={"benchmark": str(directory), "game": spec.index},
+    )
+
+
 def _recorded_options(
     directory: Path, specs: Sequence[Any], game_index: int
 ) -> tuple[int, ...] | None:
     """The options game `game_index` chose, from the run's decisions.jsonl (read with bounds,
     every line checked against the schedule); None when the run has no line for it."""
-    from ..harness.replayed import DECISIONS_FILE
-    from ..harness.resume_check import BadRow, read_decisions
+    from ..game_log import DECISIONS_FILE, NotReplayed, read_decisions
 
     try:
         return read_decisions(directory / DECISIONS_FILE, specs).get(game_index)
-    except BadRow as exc:
+    except NotReplayed as exc:
         raise ReplayError(f"{directory}: {exc}") from None
     except OSError as exc:
         raise ReplayError(f"cannot read {directory / DECISIONS_FILE}: {exc}") from None
