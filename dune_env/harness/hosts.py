@@ -172,14 +172,19 @@ def _send(conn: Any, message: dict[str, Any]) -> None:
     conn.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
 
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:MAX_TEXT]
+    except Exception:  # an exception whose __str__ fails
+        return f"<{type(exc).__name__} that cannot be shown>"
+
+
 def _error(exc: BaseException) -> dict[str, Any]:
-    return {
-        "error": {
-            "type": type(exc).__name__,
-            "message": str(exc)[:MAX_TEXT],
-            "traceback": traceback.format_exc()[-MAX_TRACEBACK:],
-        }
-    }
+    try:
+        trace = traceback.format_exc()[-MAX_TRACEBACK:]
+    except Exception:
+        trace = ""
+    return {"error": {"type": type(exc).__name__, "message": _text(exc), "traceback": trace}}
 
 
 def _answer(policy: Any, request: tuple[Any, ...], name: str) -> dict[str, Any]:
@@ -198,7 +203,7 @@ def _answer(policy: Any, request: tuple[Any, ...], name: str) -> dict[str, Any]:
     game = request[2]
     game.state.legal_cache = list(request[3])  # (not pickled) the options of the live game
     option = policy.act(game, request[1])
-    if type(option) is int:
+    if type(option) is int and -(1 << 62) < option < 1 << 62:
         return {"option": option}
     return {"returned": {"type": type(option).__name__[:60], "shown": shown(option)[:200]}}
 
@@ -230,7 +235,7 @@ def _host_main(conn: Any, spec: str, worker: int) -> None:
             else:
                 reply = _answer(policies[seat], request, spec)
         except (SystemExit, KeyboardInterrupt) as exc:
-            _send(conn, {"exit": {"type": type(exc).__name__, "message": str(exc)[:MAX_TEXT]}})
+            _send(conn, {"exit": {"type": type(exc).__name__, "message": _text(exc)}})
             break
         except BaseException as exc:  # the policy's own: reported, the host goes on
             reply = _error(exc)

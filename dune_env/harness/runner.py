@@ -59,6 +59,8 @@ def _policy(spec: str, seat: int) -> EnginePolicy:
         if runs_foreign_code(spec):
             host = _HOSTS.get((spec, version))
             if host is None or host.dead:
+                for old in [k for k in _HOSTS if k[0] == spec]:  # an earlier file version's
+                    _HOSTS.pop(old).stop()
                 host = _HOSTS[(spec, version)] = PolicyHost(spec)
             cached = HostedPolicy(host, seat)
         else:

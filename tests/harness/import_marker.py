@@ -28,3 +28,21 @@ def exits(observation: np.ndarray, action_mask: np.ndarray) -> int:
 
 def dies(observation: np.ndarray, action_mask: np.ndarray) -> int:
     os._exit(9)
+
+
+class NumpyOption:
+    """An engine policy returning its option as a numpy integer (the engine refuses it)."""
+
+    name = "numpy-option"
+
+    def act(self, game: object, seat: int) -> object:
+        return np.int64(game.legal_options()[0])  # type: ignore[attr-defined]
+
+
+class HugeOption:
+    """An engine policy returning an integer of 5,000 digits."""
+
+    name = "huge-option"
+
+    def act(self, game: object, seat: int) -> int:
+        return 10**5000

@@ -106,9 +106,11 @@ def test_policy_code_never_runs_in_the_benchmarks_process() -> None:
         ("raises", "exception", "raised LookupError: deliberate"),
         ("exits", "exit", "SystemExit"),
         ("dies", "crash", "exited (9)"),
+        ("NumpyOption", "illegal", "is a int64: give a Python int"),
+        ("HugeOption", "illegal", "an integer of about 5001 digits"),
     ],
 )
-def test_a_hosted_observation_callable_fails_as_it_would_in_process(
+def test_a_hosted_policy_fails_as_it_would_in_process(
     callable_name: str, kind: str, words: str
 ) -> None:
     spec = f"tests.harness.import_marker:{callable_name}"
