@@ -5,7 +5,7 @@ status, [deciding seat, decision number, time.monotonic() when that seat was ask
 parent watches:
 
 - a seat that thinks longer than the move timeout loses the game ("timeout"): its worker is
-  killed and replaced;
+  killed and replaced (a game's set-up, where policies are loaded, has at least SETUP_TIMEOUT);
 - a worker that dies (os._exit, a signal, a crash in native code) loses its game ("crash") and
   is replaced;
 - a policy's SystemExit or KeyboardInterrupt is caught in the worker ("exit"); workers ignore
@@ -38,6 +38,9 @@ from .runner import safe_play
 from .types import DEFAULT_MAX_DECISIONS, MAX_DECISIONS_CAP, GameFailure, GameSpec, Played
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
+# Seconds a game's set-up may take (policies' processes started, their modules imported, models
+# read): not a move, so not held to a short --move-timeout.
+SETUP_TIMEOUT = 60.0
 _POLL = 0.5  # longest sleep between watchdog checks (seconds)
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 POLICY_OUTPUT_FILE = "policy-output.log"
@@ -242,7 +245,7 @@ class WorkerPool:
                     worker.start(queue.pop())
             busy = [w for w in self._workers if w.spec is not None]
             now = time.monotonic()
-            next_deadline = min(w.status[2] + self.move_timeout for w in busy)
+            next_deadline = min(w.status[2] + self._allowance(w.status) for w in busy)
             waitables: list[Any] = [w.conn for w in busy] + [w.process.sentinel for w in busy]
             wait(waitables, timeout=max(0.0, min(_POLL, next_deadline - now)))
             finished = [item for item in map(self._check, busy) if item is not None]
@@ -254,6 +257,12 @@ class WorkerPool:
                 if worker.spec is None and queue:
                     worker.start(queue.pop())
             yield from finished
+
+    def _allowance(self, status: Any) -> float:
+        """Seconds a worker may spend at what its status says: a seat's decision, the move
+        timeout; setting a game up (a policy's process started, its module imported, a model
+        read) or the engine's step, at least SETUP_TIMEOUT."""
+        return self.move_timeout if status[0] >= 0 else max(self.move_timeout, SETUP_TIMEOUT)
 
     def _unreadable(self, worker: _Worker, what: str) -> GameFailure:
         """A worker whose message cannot be read: its game fails, the worker is replaced."""
@@ -295,13 +304,16 @@ class WorkerPool:
             self._replace(worker)
             return spec, failure
         started = worker.status[2]
-        if time.monotonic() - started > self.move_timeout:
+        allowance = self._allowance(worker.status)
+        if time.monotonic() - started > allowance:
             policy, who = _blame(spec, worker.status)
+            limit = f"the move timeout of {allowance:g} s"
+            if allowance != self.move_timeout:
+                limit = f"{allowance:g} s (a policy's loading is allowed {SETUP_TIMEOUT:g} s)"
             failure = GameFailure(
                 spec.index,
                 spec.seed,
-                f"{who} took longer than the move timeout of {self.move_timeout:g} s in game "
-                f"{spec.index}; its worker was stopped",
+                f"{who} took longer than {limit} in game {spec.index}; its worker was stopped",
                 policy=policy,
                 kind="timeout",
             )
