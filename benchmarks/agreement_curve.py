@@ -4,9 +4,10 @@ makes bc-4p's kind of errors at a chosen rate, and the harness measures it again
 
     python benchmarks/agreement_curve.py --shares 0.16 0.4 1.0 --games 2016 --workers 2
 
-Each share q plays `MODEL strategist economic aggressive` at 4 players on duplicate deals (every
-permutation of the line-up, 24 games a deal; `--seatings rotations` for the former, biased
-design: docs/baselines.md, Seat order), MODEL
+Each share q plays `MODEL strategist economic aggressive` at 4 players on duplicate deals (the
+harness's default balanced seatings: for four different policies every permutation of the
+line-up, 24 games a deal; `--seatings rotations` for the former, biased design:
+docs/baselines.md, Seat order), MODEL
 being the strategist that takes bc-4p's choice on a share q of its decisions (its own generator
 decides which).  Printed per share: the measured disagreement (decisions where the deferred-to
 choice differs from the strategist's, over all decisions with a choice), and MODEL's paired
@@ -33,6 +34,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 from dune_env.engine import Game  # noqa: E402
 from dune_env.policies.base import SeededPolicy  # noqa: E402
+from dune_env.seatings import DEFAULT_SEATINGS, SEATINGS  # noqa: E402
 
 
 class Deferring(SeededPolicy):
@@ -102,7 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shares", type=float, nargs="+", default=sorted(FACTORIES))
     parser.add_argument("--games", type=int, default=2016)
-    parser.add_argument("--seatings", choices=["permutations", "rotations"], default="permutations")
+    parser.add_argument("--seatings", choices=list(SEATINGS), default=DEFAULT_SEATINGS)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="runs/agreement_curve")
     args = parser.parse_args()

@@ -5,11 +5,17 @@ set of seeded positions, with the option each search chose.
     python benchmarks/bench_mcts.py --compare-ref 37f149c   # old mcts.py on today's engine
     git worktree add /tmp/base 37f149c
     python benchmarks/bench_mcts.py --compare-tree /tmp/base --rounds 3   # whole old package
+    python benchmarks/bench_mcts.py --policy mcts-strategist-16 \
+        --play strategist economic strategist aggressive --compare-tree /tmp/base
 
-Positions: 4-player games (seeds 0, 1, ...) played by `aggressive` in every seat; every
-`--stride`-th decision that MCTS would search (a searched kind with more than one candidate)
-is kept until `--positions` are collected.  Each position is searched once by a fresh
-`MCTSPolicy(seed=position index, iterations=N)` for the seat to move.  Printed: iterations/s,
+Positions: 4-player games (seeds 0, 1, ...) played by `--play` (default `aggressive` in every
+seat; the list is repeated over the seats); every `--stride`-th decision that MCTS would
+search (a searched kind with more than one candidate) is kept until `--positions` are
+collected.  Each position is searched once by a fresh `MCTSPolicy(seed=position index,
+iterations=N, **options)` for the seat to move, or with `--policy NAME` by the registered
+MCTS policy NAME (e.g. `mcts-strategist-16`, its own budget and options) seeded with the
+position index.  `--ref-option` gives the options of the reference (`--compare-ref`,
+`--compare-tree`) when they differ from the current ones.  Printed: iterations/s,
 ms per searched decision, and the chosen options (with a digest), so two implementations can be
 checked for the same decisions.  Times are the searching process's CPU time (the machine is
 shared; wall time would count the other processes).  `--compare-ref REF` also loads
@@ -32,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 from types import ModuleType
 from typing import Any
 
@@ -39,19 +46,21 @@ from builds import run_in_tree
 
 from dune_env.engine import Game, GameConfig
 from dune_env.policies import mcts
-from dune_env.policies.heuristics import AggressivePolicy
+from dune_env.policies.registry import BUILTIN_POLICIES, load_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def positions(count: int, players: int, stride: int) -> list[Game]:
+def positions(
+    count: int, players: int, stride: int, play: tuple[str, ...] = ("aggressive",)
+) -> list[Game]:
     probe = mcts.MCTSPolicy(seed=0, iterations=1)
     out: list[Game] = []
     seed = 0
     seen = 0
     while len(out) < count:
         game = Game(GameConfig(num_players=players), seed=seed)
-        policies = [AggressivePolicy(seed * 16 + k) for k in range(players)]
+        policies = [load_policy(play[k % len(play)], seed * 16 + k) for k in range(players)]
         while not game.terminal and len(out) < count:
             state = game.state
             seat = state.pending_seat
@@ -87,10 +96,24 @@ def load_ref(ref: str) -> ModuleType:
     return module
 
 
+def registered_class(module: Any, name: str) -> Any:
+    """The class of the registered MCTS policy `name` (e.g. `mcts-strategist-16`) in `module`
+    (today's mcts or an older one)."""
+    target = BUILTIN_POLICIES.get(name, "")
+    path, _, attr = target.partition(":")
+    if path != mcts.__name__:
+        known = sorted(k for k, v in BUILTIN_POLICIES.items() if v.startswith(mcts.__name__))
+        raise SystemExit(f"--policy {name!r}: not a registered MCTS policy; one of {known}")
+    return getattr(module, attr)
+
+
 def search(
-    module: Any, game: Game, index: int, iterations: int, **options: Any
+    module: Any, game: Game, index: int, iterations: int, policy_name: str | None, **options: Any
 ) -> tuple[int, int, float]:
-    policy = module.MCTSPolicy(seed=index, iterations=iterations, **options)
+    if policy_name is None:
+        policy = module.MCTSPolicy(seed=index, iterations=iterations, **options)
+    else:
+        policy = registered_class(module, policy_name)(index)
     seat = game.state.pending_seat
     start = time.process_time()
     option = policy.act(game, seat)
@@ -126,6 +149,19 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="MCTSPolicy option for the current implementation (int, float or text)",
     )
+    parser.add_argument(
+        "--ref-option",
+        action="append",
+        default=None,
+        metavar="KEY=VALUE",
+        help="MCTSPolicy option of the reference (default: the --option list)",
+    )
+    parser.add_argument(
+        "--policy", default=None, help="a registered MCTS policy instead of MCTSPolicy(...)"
+    )
+    parser.add_argument(
+        "--play", nargs="+", default=["aggressive"], help="policies of the position games"
+    )
     parser.add_argument("--compare-ref", default=None, help="git revision of the old mcts.py")
     parser.add_argument(
         "--compare-tree",
@@ -140,7 +176,10 @@ def main() -> None:
         compare_trees(args)
         return
     options = dict(parse_option(text) for text in args.option)
-    games = positions(args.positions, args.players, args.stride)
+    ref_options = options
+    if args.ref_option is not None:
+        ref_options = dict(parse_option(text) for text in args.ref_option)
+    games = positions(args.positions, args.players, args.stride, tuple(args.play))
     modules: dict[str, Any] = {"current": mcts}
     if args.compare_ref:
         modules[f"ref {args.compare_ref}"] = load_ref(args.compare_ref)
@@ -149,8 +188,8 @@ def main() -> None:
     spent = dict.fromkeys(modules, 0.0)
     for i, game in enumerate(games):
         for label, module in modules.items():
-            extra = options if module is mcts else {}
-            option, n, seconds = search(module, game, i, args.iterations, **extra)
+            used = options if module is mcts else ref_options
+            option, n, seconds = search(module, game, i, args.iterations, args.policy, **used)
             chosen[label].append(option)
             iters[label] += n
             spent[label] += seconds
@@ -165,10 +204,13 @@ def main() -> None:
             )
         )
         return
-    print(
-        f"{len(games)} positions ({args.players} players), budget {args.iterations} "
-        f"iterations per searched decision; current MCTSPolicy options: {options or 'default'}"
+    searched = (
+        f"policy {args.policy}"
+        if args.policy
+        else f"budget {args.iterations} iterations per searched decision; MCTSPolicy options: "
+        f"current {options or 'default'}, reference {ref_options or 'default'}"
     )
+    print(f"{len(games)} positions ({args.players} players, played by {args.play}), {searched}")
     for label in modules:
         print(
             f"{label:>16}: {iters[label] / spent[label]:8.1f} iterations/s, "
@@ -190,34 +232,46 @@ def compare_trees(args: argparse.Namespace) -> None:
     tree = Path(args.compare_tree).resolve()
     if not (tree / "dune_env" / "__init__.py").is_file():
         raise SystemExit(f"--compare-tree {tree}: no dune_env package there (a checkout's root?)")
-    command = [sys.executable, str(Path(__file__).resolve()), "--json"]
+    command = [sys.executable, str(Path(__file__).resolve()), "--json", "--play", *args.play]
     for name in ("positions", "iterations", "players", "stride"):
         command += [f"--{name}", str(getattr(args, name))]
-    for text in args.option:
-        command += ["--option", text]
+    if args.policy:
+        command += ["--policy", args.policy]
+    commands = {}
+    for side, texts in (("current", args.option), ("tree", args.ref_option)):
+        commands[side] = list(command)
+        for text in args.option if texts is None else texts:
+            commands[side] += ["--option", text]
     labels = {"current": ROOT, f"tree {tree}": tree}
     totals = {label: [0, 0.0] for label in labels}
+    per_round: dict[str, list[float]] = {label: [] for label in labels}
     chosen: dict[str, list[int]] = {}
     for round_ in range(args.rounds):
         for label, path in labels.items():
-            result = run_in_tree(command, path, label)
+            side = "current" if path == ROOT else "tree"
+            result = run_in_tree(commands[side], path, label)
             totals[label][0] += result["iterations"]
             totals[label][1] += result["cpu"]
+            per_round[label].append(result["iterations"] / result["cpu"])
             chosen[label] = result["chosen"]
             print(
-                f"round {round_} {label:>16}: {result['iterations'] / result['cpu']:8.1f} "
-                f"iterations/s, decisions {digest(result['chosen'])}"
+                f"round {round_} {label:>16}: {per_round[label][-1]:8.1f} "
+                f"iterations/s, decisions {digest(result['chosen'])}",
+                flush=True,
             )
     rates = {label: its / cpu for label, (its, cpu) in totals.items()}
     current, other = list(labels)
+    searched = f"policy {args.policy}" if args.policy else f"budget {args.iterations}"
     print(
-        f"{args.positions} positions ({args.players} players), budget {args.iterations}, "
+        f"{args.positions} positions ({args.players} players), {searched}, "
         f"{args.rounds} rounds; iterations per CPU-second over all rounds: "
         + ", ".join(f"{label} {rate:.1f}" for label, rate in rates.items())
     )
+    ratios = [a / b for a, b in zip(per_round[current], per_round[other], strict=True)]
     same = chosen[current] == chosen[other]
     print(
-        f"speed-up current/tree: {rates[current] / rates[other]:.2f}x; "
+        f"speed-up current/tree: {rates[current] / rates[other]:.2f}x over all rounds; per "
+        f"round {' '.join(f'{r:.2f}' for r in ratios)}, median {median(ratios):.2f}; "
         f"same decisions: {'yes' if same else 'NO'}"
     )
 

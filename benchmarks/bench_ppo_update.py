@@ -31,7 +31,7 @@ from builds import require  # noqa: E402
 require("bench_ppo_update.py", "yaml", "sb3_contrib")
 
 from training.config_utils import load_config  # noqa: E402
-from training.ppo_selfplay import PPOSelfPlayConfig, ppo_hyperparameters  # noqa: E402
+from training.ppo_selfplay import PPOSelfPlayConfig  # noqa: E402
 
 
 def build_model(cfg: PPOSelfPlayConfig, rollout: int) -> Any:
@@ -51,7 +51,10 @@ def build_model(cfg: PPOSelfPlayConfig, rollout: int) -> Any:
         def action_masks(self) -> np.ndarray:
             return np.ones(NUM_ACTIONS, bool)
 
-    hyperparameters = ppo_hyperparameters(cfg) | {"n_steps": rollout}  # one env: the whole rollout
+    hyperparameters = cfg.ppo.hyperparameters(cfg.run.seed) | {
+        "n_steps": rollout,  # one env: the whole rollout
+        "policy_kwargs": {"net_arch": list(cfg.ppo.net_arch)},
+    }
     model = MaskablePPO("MlpPolicy", Placeholder(), **hyperparameters, device="cpu")
     model.set_logger(configure(None, [""]))
     return model
@@ -84,11 +87,11 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     cfg = load_config(PPOSelfPlayConfig, args.config, [])
-    rollout = cfg.n_envs * cfg.envs_per_process * cfg.n_steps
+    rollout = cfg.env.n_envs * cfg.env.envs_per_process * cfg.ppo.n_steps
     model = build_model(cfg, rollout)
     print(
-        f"config {args.config}: rollout {rollout} learner steps, batch {cfg.batch_size}, "
-        f"{cfg.n_epochs} epochs, net {list(cfg.net_arch)}"
+        f"config {args.config}: rollout {rollout} learner steps, batch {cfg.ppo.batch_size}, "
+        f"{cfg.ppo.n_epochs} epochs, net {list(cfg.ppo.net_arch)}"
     )
     best = {threads: float("inf") for threads in args.threads}
     for round_ in range(args.rounds):

@@ -43,7 +43,8 @@ require("bench_training.py", "yaml", "tensorboard", "sb3_contrib")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from training.config_utils import load_config  # noqa: E402
-from training.ppo_selfplay import PPOSelfPlayConfig, save_snapshot, train  # noqa: E402
+from training.opponent_pool import save_snapshot  # noqa: E402
+from training.ppo_selfplay import PPOSelfPlayConfig, train  # noqa: E402
 
 
 def fill_pool(cfg: PPOSelfPlayConfig, snapshots: int) -> None:
@@ -53,17 +54,17 @@ def fill_pool(cfg: PPOSelfPlayConfig, snapshots: int) -> None:
 
     from dune_env.environment.single_agent import DuneSingleAgentEnv
 
-    env = DuneSingleAgentEnv(num_players=cfg.num_players)
+    env = DuneSingleAgentEnv(num_players=cfg.run.num_players)
     for k in range(snapshots):
         model = MaskablePPO(
             "MlpPolicy",
             env,
             n_steps=64,
             batch_size=64,
-            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            policy_kwargs={"net_arch": list(cfg.ppo.net_arch)},
             seed=1000 + k,
         )
-        save_snapshot(model, cfg.run_dir / "pool", k, cfg.max_pool)
+        save_snapshot(model, cfg.run_dir / "pool", k, cfg.pool.max_pool)
 
 
 def run(cfg: PPOSelfPlayConfig, pool: int, profile: bool) -> dict[str, float]:
@@ -119,12 +120,14 @@ def main() -> None:
         opponent_weighting="uniform",
     )
     print(
-        f"config {args.config}: {shipped.num_players} players, {args.steps} learner steps per run"
+        f"config {args.config}: {shipped.run.num_players} players, {args.steps} learner steps "
+        "per run"
     )
     print(
-        f"old: n_envs {old.n_envs} x envs_per_process 1, n_steps {old.n_steps}, batch_size "
-        f"{old.batch_size}; new: n_envs {new.n_envs} x envs_per_process {new.envs_per_process}, "
-        f"n_steps {new.n_steps}, batch_size {new.batch_size}, torch_threads {new.torch_threads}"
+        f"old: n_envs {old.env.n_envs} x envs_per_process 1, n_steps {old.ppo.n_steps}, "
+        f"batch_size {old.ppo.batch_size}; new: n_envs {new.env.n_envs} x envs_per_process "
+        f"{new.env.envs_per_process}, n_steps {new.ppo.n_steps}, batch_size "
+        f"{new.ppo.batch_size}, torch_threads {new.ppo.torch_threads}"
     )
     results: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     for _ in range(args.rounds):

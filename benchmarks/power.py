@@ -60,6 +60,8 @@ from dune_env.harness import run_benchmark
 from dune_env.harness.report import is_control_win, outcomes
 from dune_env.harness.runner import SeatResult
 from dune_env.harness.stats import Z95, fit_strength
+from dune_env.match import lineup
+from dune_env.seatings import DEFAULT_SEATINGS, SEATINGS, deal_seatings
 
 Z_POWER = 0.8416212335729143  # one-sided z of 80% power
 
@@ -71,6 +73,12 @@ COMPARISONS = [
     ("ppo-4p", "aggressive", ["ppo-4p", "aggressive", "economic", "random"]),
     ("ppo-4p", "economic", ["ppo-4p", "aggressive", "economic", "random"]),
 ]
+
+
+def whole_deals(line: list[str], games: int, seatings: str, players: int = 4) -> int:
+    """`games` rounded down to whole deals of the line-up's seating design."""
+    per_deal = len(deal_seatings(lineup(line, players), seatings))
+    return games - games % per_deal
 
 
 def games_needed(games: int, se: float, diff: float) -> float:
@@ -136,20 +144,25 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     """The sequential test's games to a decision over repetitions, against fixed-size tests."""
     import numpy as np
 
-    from dune_env.harness.sprt import SprtDesign, deal_scores, fixed_sample_deals
+    from dune_env.harness.sprt import SprtDesign, deal_scores, default_block, fixed_sample_deals
     from dune_env.harness.sprt_run import complete_deals, run_sprt
 
-    design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, args.block)
     results = []
     start = time.perf_counter()
     for pair in args.sprt_comparisons:
-        a, b = pair.split(":")
+        # A:B, or A,B,C,... (the others of the line-up; commas where a name holds a colon)
+        line = pair.split(",") if "," in pair else pair.split(":")
+        a, b = line[0], line[1]
+        per_deal = len(deal_seatings(lineup(line, args.players), args.seatings))
+        block = args.block or default_block(per_deal)
+        design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, block)
         runs, scores = [], []
         for r in range(args.sprt):
-            folder = out_dir / "sprt" / f"{a}_vs_{b}" / f"seed-{args.seed + r}"
+            name = "_vs_".join(p.rpartition(":")[2] for p in line[:2])
+            folder = out_dir / "sprt" / f"{args.players}p_{name}" / f"seed-{args.seed + r}"
             res = run_sprt(
-                [a, b],
-                4,
+                line,
+                args.players,
                 args.max_games,
                 args.seed + r,
                 design,
@@ -157,6 +170,7 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
                 out_dir=folder,
                 resume=True,
                 plots=False,
+                seatings=args.seatings,
             )
             s = res.summary["sprt"]
             runs.append(
@@ -169,7 +183,7 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
                 }
             )
             scores += deal_scores(
-                complete_deals(res.rows, 4), a, b, "control"
+                complete_deals(res.rows, args.players, per_deal), a, b, "control"
             )  # every deal played, for the SD
             print(
                 f"{a} vs {b} seed {args.seed + r}: {s['decision']} after {s['games_used']} games",
@@ -177,13 +191,15 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
             )
         x = np.asarray(scores)
         sd, mean = float(x.std(ddof=1)), float(x.mean())
-        fixed = fixed_sample_deals(sd, design) * 4
-        separate = games_needed(len(x), sd / math.sqrt(len(x)), mean) * 4
+        fixed = fixed_sample_deals(sd, design) * per_deal
+        separate = games_needed(len(x), sd / math.sqrt(len(x)), mean) * per_deal
         used = [run["games"] for run in runs]
         results.append(
             {
                 "a": a,
                 "b": b,
+                "lineup": line,
+                "games_per_deal": per_deal,
                 "design": design.__dict__,
                 "runs": runs,
                 "mean_games": statistics.fmean(used),
@@ -197,9 +213,9 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
         )
     seconds = time.perf_counter() - start
     print(
-        f"\nH0: effect <= {design.delta0:+.1%}, H1: effect >= {design.delta1:+.1%} (control-win "
-        f"rate per seat, A − B), alpha {design.alpha}, beta {design.beta}, blocks of "
-        f"{design.block} deals, at most {args.max_games or '~4000'} games\n"
+        f"\nH0: effect <= {args.delta[0]:+.1%}, H1: effect >= {args.delta[1]:+.1%} (control-win "
+        f"rate per seat, A − B), alpha {args.alpha}, beta {args.beta}, {args.players} players, "
+        f"{args.seatings} seatings, at most {args.max_games or '~4000'} games\n"
     )
     print(
         "| A vs B | runs | H1 / H0 / undecided | games to decide: mean (median, range) "
@@ -210,9 +226,11 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     for r in results:
         dec = [run["decision"] for run in r["runs"]]
         used = [run["games"] for run in r["runs"]]
+        others = f" ({' '.join(r['lineup'][2:])})" if len(r["lineup"]) > 2 else ""
         print(
-            f"| {r['a']} vs {r['b']} | {len(used)} | {dec.count('H1')} / {dec.count('H0')} / "
-            f"{dec.count('undecided')} | {r['mean_games']:,.0f} ({r['median_games']:,.0f}, "
+            f"| {r['a']} vs {r['b']}{others} | {len(used)} "
+            f"| {dec.count('H1')} / {dec.count('H0')} / {dec.count('undecided')} "
+            f"| {r['mean_games']:,.0f} ({r['median_games']:,.0f}, "
             f"{min(used):,}–{max(used):,}) | {r['fixed_games_same_errors']:,.0f} "
             f"| {r['games_to_separate']:,.0f} | {r['effect_pooled']:+.1%}, {r['deal_sd']:.3f} |"
         )
@@ -220,26 +238,41 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     (out_dir / "power_sprt.json").write_text(json.dumps(results, indent=2, default=str))
 
 
-def sprt_simulation(runs: int) -> None:
-    """The simulated error rates and mean deals of a few designs (no games played)."""
-    from dune_env.harness.sprt import H0, H1, SprtDesign, fixed_sample_deals, simulate
+SIMULATED_EFFECTS = (-0.15, -0.10, -0.05, -0.02, 0.0, 0.015, 0.03, 0.05, 0.10, 0.15)
+SIMULATED_DEALS = (
+    # (label, games a deal, seats of A and of B in each game)
+    ("4 players, four different policies (24 games a deal)", 24, 1),
+    ("4 players, line-up A B (6 games a deal)", 6, 2),
+)
 
-    print(
-        "| alpha, beta | block | H1 accepted when H0 holds | H0 accepted when H1 holds "
-        "| mean deals (H0; H1) | fixed-size test, deals |"
-    )
-    print("|---|---:|---:|---:|---|---:|")
-    sd = math.sqrt(4 * 0.16) / 8  # per-deal SD under H0: each game adds +1, -1 (8% each) or 0
-    for error, block in ((0.05, 16), (0.05, 12), (0.05, 8), (0.05, 1), (0.01, 16), (0.01, 8)):
-        design = SprtDesign(0.0, 0.03, error, error, block)
-        null = simulate(design, 0.04, 0.04, runs, 2000, seed=1)
-        alt = simulate(design, 0.055, 0.025, runs, 2000, seed=2)
+
+def sprt_simulation(runs: int, base: float) -> None:
+    """The sequential test on simulated deals (no games played): for effects from -15 to +15
+    points of control-win rate per seat (A's rate base + effect/2, B's base - effect/2), the
+    share of each decision and the mean games used, against the fixed-size test of the same
+    hypotheses and error rates (at the simulated per-deal SD)."""
+    from dune_env.harness.sprt import H0, H1, SprtDesign, default_block, simulate
+
+    for label, games, seats in SIMULATED_DEALS:
+        design = SprtDesign(0.0, 0.03, 0.05, 0.05, default_block(games))
         print(
-            f"| {error}, {error} | {block} | {null[H1]:.1%} | {alt[H0]:.1%} "
-            f"| {null['mean_deals']:.0f}; {alt['mean_deals']:.0f} "
-            f"| {fixed_sample_deals(sd, design):.0f} |",
-            flush=True,
+            f"\n{label}; base control-win rate {base:.0%} per seat; H0 <= 0, H1 >= +3 points, "
+            f"alpha = beta = 5%, blocks of {design.block} deals; {runs:,} runs per effect\n"
         )
+        print(
+            "| effect A − B | H1 accepted | H0 accepted | undecided | mean games "
+            "| fixed-size test, games | SPRT / fixed |"
+        )
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for effect in SIMULATED_EFFECTS:
+            pa, pb = base + effect / 2, base - effect / 2
+            result = simulate(design, pa, pb, runs, 4000 // games * 4, 7, games, seats)
+            mean, fixed = result["mean_deals"] * games, result["fixed_deals"] * games
+            print(
+                f"| {effect:+.1%} | {result[H1]:.1%} | {result[H0]:.1%} "
+                f"| {result['undecided']:.1%} | {mean:,.0f} | {fixed:,.0f} | {mean / fixed:.2f} |",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -260,7 +293,14 @@ def main() -> None:
     parser.add_argument(
         "--max-games", type=int, default=None, help="--sprt: games per run at most (~4000)"
     )
-    parser.add_argument("--block", type=int, default=16, help="--sprt: deals per step")
+    parser.add_argument(
+        "--block", type=int, default=None, help="--sprt: deals per step (default: >= 48 games)"
+    )
+    parser.add_argument("--players", type=int, default=4, help="--sprt: players")
+    parser.add_argument("--seatings", choices=list(SEATINGS), default=DEFAULT_SEATINGS)
+    parser.add_argument(
+        "--base-rate", type=float, default=0.08, help="--sprt-simulate: control wins per seat"
+    )
     parser.add_argument("--delta", nargs=2, type=float, default=[0.0, 0.03])
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
@@ -268,7 +308,7 @@ def main() -> None:
     add_luck_arguments(parser)
     args = parser.parse_args()
     if args.sprt_simulate:
-        sprt_simulation(args.sprt_simulate)
+        sprt_simulation(args.sprt_simulate, args.base_rate)
         return
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -285,8 +325,7 @@ def main() -> None:
     runs: dict[tuple[str, bool], list[SeatResult]] = {}
     results = []
     for a, b, line in COMPARISONS:
-        games = args.ppo_games if "ppo-4p" in line else args.games
-        games -= games % 4
+        games = whole_deals(line, args.ppo_games if "ppo-4p" in line else args.games, args.seatings)
         measured = {}
         for duplicate in (True, False):
             key = (" ".join(line), duplicate)
@@ -301,6 +340,7 @@ def main() -> None:
                     plots=False,
                     duplicate=duplicate,
                     bootstrap=0,
+                    seatings=args.seatings,
                 ).rows
             measured["duplicate" if duplicate else "independent"] = measure(
                 runs[key], a, b, duplicate
@@ -335,7 +375,10 @@ def main() -> None:
                 f"| {m['control_diff']:+.1%} [{clo:+.1%}, {chi:+.1%}] "
                 f"| {fmt_n(m['games_needed_control'])} | {vr} |"
             )
-    print(f"\n{sum(len(v) for v in runs.values()) // 4} games in {seconds:.0f} s")
+    print(
+        f"\n{sum(len(v) for v in runs.values()) // 4} games in {seconds:.0f} s, "
+        f"{args.seatings} seatings"
+    )
     (out_dir / "power.json").write_text(json.dumps(results, indent=2, default=str))
 
 

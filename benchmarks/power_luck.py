@@ -27,10 +27,11 @@ from typing import Any
 from dune_env.harness import run_benchmark
 from dune_env.harness.benchmark import run_games
 from dune_env.harness.report import outcomes
-from dune_env.harness.sprt import SprtDesign, deal_scores, decide
+from dune_env.harness.sprt import SprtDesign, deal_scores, decide, default_block
 from dune_env.harness.stats import Z95, fit_strength
 from dune_env.harness.types import GameFailure, SeatResult
 from dune_env.match import schedule
+from dune_env.seatings import deal_seatings
 
 Z_POWER = 0.8416212335729143  # one-sided z of 80% power
 LUCK_COMPARISONS = [
@@ -68,10 +69,11 @@ def luck_power(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
     start = time.perf_counter()
     for pair in args.luck_comparisons:
         a, b = pair.split(":")
+        per_deal = len(deal_seatings([a, b, a, b], args.seatings))
         result = run_benchmark(
             [a, b],
             4,
-            args.luck - args.luck % 4,
+            args.luck - args.luck % per_deal,
             args.seed,
             workers=args.workers,
             out_dir=out_dir / "luck" / f"{a}_vs_{b}",
@@ -80,6 +82,7 @@ def luck_power(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
             duplicate=True,
             bootstrap=0,
             luck_samples=args.luck_samples,
+            seatings=args.seatings,
         )
         rows = result.rows
         games = len({r.game for r in rows})
@@ -141,8 +144,10 @@ def _play_until_both_decide(
 ) -> dict[str, Any]:
     """One seed: blocks of deals played (luck measured) until the raw and the adjusted test
     have both decided, or `games` are played; each test's decision and games used."""
-    specs = schedule([a, b], 4, games, seed, None, True, args.luck_samples)
-    unit = 4 * design.block
+    per_deal = len(deal_seatings([a, b, a, b], args.seatings))
+    games -= games % (per_deal * design.block)
+    specs = schedule([a, b], 4, games, seed, None, True, args.luck_samples, "", args.seatings)
+    unit = per_deal * design.block
     rows: list[SeatResult] = []
     decisions: dict[str, Any] = {}
     for start in range(0, len(specs), unit):
@@ -157,13 +162,17 @@ def _play_until_both_decide(
         }
         if all(d.decision != "undecided" for d in decisions.values()):
             break
-    return {name: {"decision": d.decision, "games": d.deals * 4} for name, d in decisions.items()}
+    return {
+        name: {"decision": d.decision, "games": d.deals * per_deal} for name, d in decisions.items()
+    }
 
 
 def luck_sprt(args: argparse.Namespace, out_dir: Path) -> None:
     """Games to a decision of the sequential test, raw and adjusted, on the same deals."""
-    design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, args.block)
     a, b = args.luck_comparisons[0].split(":")
+    per_deal = len(deal_seatings([a, b, a, b], args.seatings))
+    block = args.block or default_block(per_deal)
+    design = SprtDesign(args.delta[0], args.delta[1], args.alpha, args.beta, block)
     games = args.max_games or 1600
     runs = []
     start = time.perf_counter()

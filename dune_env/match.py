@@ -26,8 +26,6 @@ rewrites the engine's or this module's functions is not contained here.
 
 from __future__ import annotations
 
-import itertools
-import math
 import time
 from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
@@ -40,6 +38,14 @@ from .engine.events import EventKind, event_args
 from .engine.game import IllegalOptionError
 from .engine.state import Phase
 from .policies.base import EnginePolicy
+from .seatings import (  # noqa: F401  (re-exported: where games are scheduled)
+    DEFAULT_SEATINGS,
+    MAX_PERMUTATIONS,
+    ROTATIONS,
+    SEATINGS,
+    check_seatings,
+    deal_seatings,
+)
 
 SEAT_SEED_STRIDE: Final = 16  # seats per game seed in `seat_seed` (at most 8 players)
 DEFAULT_MAX_DECISIONS: Final = 20_000  # games last a few hundred decisions; only a fault nears it
@@ -308,94 +314,70 @@ def schedule(
     duplicate: bool = False,
     luck_samples: int = 0,
     luck_model: str = "",
-    seatings: str = "rotations",
+    seatings: str = DEFAULT_SEATINGS,
 ) -> list[GameSpec]:
-    """Rotate seats and factions so that every policy plays every seat and faction equally.
+    """The benchmark's games: every policy in every seat, next to every other policy and on
+    every faction equally often.
 
-    In game g, seat s gets line-up entry (s + g) mod n and faction F_b[(s + g // n) mod n]: a
-    Latin-square rotation that is balanced over every block of n*n games.  When more factions
-    are available than seats (3-4 players), block b = g // (n*n) uses the available factions
-    rotated by b, so every faction is played equally over whole cycles.
+    The games come in deals of the line-up's seating design (`seatings.deal_seatings`; the
+    balanced design by default, docs/baselines.md "Seat order"): deal k = games k*D .. k*D +
+    D - 1 plays the D arrangements of the design in order, each seat keeping one faction
+    through the deal.  Deal k of a run seeded s plays the available factions rotated by s + k
+    (so every faction is dealt equally over m consecutive deals, m = number of available
+    factions), in a seat order rotated by (s + k) // m; with rotations by k, as before.
+    `duplicate=True`: a deal's games share one seed, so they see the same chance outcomes
+    wherever they reach the same chance event (docs/engine.md, Chance), and `games` must be
+    whole deals; otherwise every game has its own seed.
 
-    `duplicate=True`: deal k (games k*n .. k*n + n-1) is played once under every rotation of
-    the line-up across the seats, with one seed and one faction per seat, so the rotations see
-    the same chance outcomes wherever the games reach the same chance event (docs/engine.md,
-    Chance).  Deal k plays the available factions rotated by k (so every faction is dealt
-    equally over m consecutive deals, m = number of available factions), in a seat order
-    rotated by k // m.
-
-    `seatings="permutations"` (with `duplicate`): deal k is played under every distinct
-    arrangement of the line-up over the seats (`deal_seatings`) instead of its n rotations.
-    Rotations keep the line-up's cyclic order, so a policy always sits just before the same
-    other one: two copies of the strategist in `X strategist economic aggressive` then differ by
-    about -0.4 log-odds (docs/baselines.md, "Seat order").  Over all arrangements every pair
-    sits in every order, and two identical policies differ by exactly 0.
+    `seatings="rotations"` without `duplicate` is the schedule of versions before 0.2, kept so
+    that their runs resume and replay: in game g seat s gets line-up entry (s + g) mod n and
+    faction F_b[(s + g // n) mod n], a Latin square over every n*n games (block b = g // (n*n)
+    rotates the available factions at 3-4 players).
 
     `luck_samples`, `luck_model`: set on every game (`GameSpec`, harness/luck.py)."""
     base = lineup(policies, num_players)
     n = num_players
-    if seatings != "rotations" and not duplicate:
+    check_seatings(seatings)
+    if duplicate and len(set(base)) < 2:
         raise ValueError(
-            f"seatings={seatings!r} arranges duplicate deals: it needs --duplicate"
-            if seatings in SEATINGS
-            else f"seatings={seatings!r}: use one of {', '.join(SEATINGS)}"
+            f"--duplicate needs at least two different policies to seat; the line-up "
+            f"{base} is the same in every seating"
         )
-    arrangements = deal_seatings(base, seatings) if duplicate else []
-    per_deal = len(arrangements) or n
-    if duplicate:
-        if len(set(base)) < 2:
-            raise ValueError(
-                f"--duplicate needs at least two different policies to rotate; the line-up "
-                f"{base} is the same under every rotation"
-            )
-        if games % per_deal:
-            raise ValueError(
-                f"--duplicate plays each deal under all {per_deal} {seatings} of the line-up: "
-                f"give a number of games that is a multiple of {per_deal} "
-                f"(e.g. {games - games % per_deal + per_deal}), not {games}"
-            )
     avail = list(available_factions(num_players))
     m = len(avail)
     items = tuple(sorted((config or {}).items()))
+    extra = (items, luck_samples, luck_model)
+    # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
+    if not duplicate and seatings == ROTATIONS:
+        specs = []
+        for g in range(games):
+            faction_set = [avail[(g // (n * n) + i) % m] for i in range(n)]
+            seats = tuple(base[(s + g) % n] for s in range(n))
+            factions = tuple(faction_set[(s + g // n) % n] for s in range(n))
+            specs.append(
+                GameSpec(g, (seed * 1_000_003 + g) % SEED_LIMIT, n, seats, factions, *extra)
+            )
+        return specs
+    arrangements = deal_seatings(base, seatings)
+    per_deal = len(arrangements)
+    if duplicate and games % per_deal:
+        raise ValueError(
+            f"--duplicate plays each deal under all {per_deal} {seatings} seatings of the "
+            f"line-up: give a number of games that is a multiple of {per_deal} "
+            f"(e.g. {games - games % per_deal + per_deal}), not {games}"
+        )
+    # The faction deals start where the seed says (rotations: at 0, as before the designs), so
+    # that short runs of other seeds (the suite's line-ups) deal other faction sets too.
+    start = 0 if seatings == ROTATIONS else seed
     specs = []
     for g in range(games):
-        deal, rotation = (g // per_deal, g % per_deal) if duplicate else (g, g)
-        # A duplicate deal already gives every policy every seat and faction of the deal, so
-        # its faction set rotates every deal (and the seat order every m deals).
-        block = deal if duplicate else deal // (n * n)
-        shift = deal // m if duplicate else deal // n
-        faction_set = [avail[(block + i) % m] for i in range(n)]
-        seats = arrangements[rotation] if duplicate else tuple(base[(s + g) % n] for s in range(n))
-        factions = tuple(faction_set[(s + shift) % n] for s in range(n))
-        # Game seeds are 64-bit (the dice generator always reduced them so: same games as before).
-        game_seed = (seed * 1_000_003 + deal) % SEED_LIMIT
-        specs.append(GameSpec(g, game_seed, n, seats, factions, items, luck_samples, luck_model))
+        deal, arrangement = divmod(g, per_deal)
+        turn = start + deal
+        faction_set = [avail[(turn + i) % m] for i in range(n)]
+        factions = tuple(faction_set[(s + turn // m) % n] for s in range(n))
+        game_seed = (seed * 1_000_003 + (deal if duplicate else g)) % SEED_LIMIT
+        specs.append(GameSpec(g, game_seed, n, arrangements[arrangement], factions, *extra))
     return specs
-
-
-SEATINGS: Final = ("rotations", "permutations")
-MAX_PERMUTATIONS: Final = 120  # 5 different policies at 5 players; 6 would be 720 games a deal
-
-
-def deal_seatings(base: Sequence[str], seatings: str = "rotations") -> list[tuple[str, ...]]:
-    """The seat arrangements one duplicate deal is played under: the n rotations of the
-    line-up `base`, or (`"permutations"`) its distinct permutations."""
-    n = len(base)
-    if seatings == "rotations":
-        return [tuple(base[(s + r) % n] for s in range(n)) for r in range(n)]
-    if seatings != "permutations":
-        raise ValueError(f"seatings={seatings!r}: use one of {', '.join(SEATINGS)}")
-    count = math.factorial(n)
-    for name in set(base):
-        count //= math.factorial(list(base).count(name))
-    if count > MAX_PERMUTATIONS:
-        raise ValueError(
-            f"the line-up {list(base)} has {count} distinct seatings, more than "
-            f"{MAX_PERMUTATIONS} games a deal; use rotations, or repeat policies in the line-up"
-        )
-    # In the order of the seat permutations (the line-up itself first), not of the names: the
-    # same games whatever the policies are called.
-    return list(dict.fromkeys(itertools.permutations(base)))
 
 
 # --- the result -------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ VARIANTS = [
     {"desert_landing": False},
     {"guild_income_per_lander": True, "strict_alliance_victory": True},
     {"smugglers_land_anywhere": True},
+    {"battle_survives_fortress": True},
     {"face_dancers": "spice"},
     {"region_die_west_faces": (2, 3, 5)},
     {"skip_forced_decisions": False},

@@ -2,12 +2,14 @@
 
     cfg = load_config(PPOSelfPlayConfig, "configs/ppo_4p.yaml", ["--total-timesteps", "1000"])
 
-`RunConfig` holds the fields every training recipe shares (seed, players, run folder,
-resumption); each recipe subclasses it with its own fields (`training.ppo_selfplay.
-PPOSelfPlayConfig`, `training.rllib_ppo.RLlibConfig`).  Each field of the dataclass is a key of
-the YAML file and a `--kebab-case` flag, documented by the string literal after it (shown by
-`--help`).  A key that is not a field fails with the list of known keys; values are converted
-to the field's type.
+A recipe's configuration is a dataclass of field groups (`training.fields`: run, PPO,
+environment, opponent pool, evaluation, checkpoints, imitation, kickstart), each group a
+dataclass whose fields are documented by the string literal after each.  In a YAML file and on
+the command line the keys are flat, as they always were: every field of every group is a key
+`n_steps` and a flag `--n-steps`, each name belonging to one group.  A key that is no field
+fails with the list of known keys (and the closest one); values are converted to the field's
+type; a group's own checks run when it is built, the checks across groups when the whole
+configuration is.
 """
 
 from __future__ import annotations
@@ -28,30 +30,29 @@ class ConfigKeyError(ValueError):
     """A configuration key that the dataclass does not have, or a value of the wrong type."""
 
 
-@dataclasses.dataclass
-class RunConfig:
-    """The fields every training recipe shares; a recipe's config subclasses it."""
+def is_group(kind: Any) -> bool:
+    """A field whose type is a dataclass is a group of fields."""
+    return isinstance(kind, type) and dataclasses.is_dataclass(kind)
 
-    config_name: str = "run"
-    """Name of the configuration; the run folder is {out_dir}/{config_name}_seed{seed}."""
-    seed: int = 0
-    """Seed of everything: environments, opponents, network initialisation."""
-    num_players: int = 4
-    """Players per game (3-8)."""
-    out_dir: str = "runs"
-    """Parent folder of the run folder (checkpoints, logs, the final model)."""
-    resume: bool = True
-    """Continue the run from the newest checkpoint in its run folder, if there is one (rerun
-    the same command to continue a run across sessions); false starts it again."""
 
-    def __post_init__(self) -> None:
-        if isinstance(self.num_players, bool) or not 3 <= self.num_players <= 8:
-            raise ConfigKeyError(f"num_players={self.num_players!r} is not valid; use 3..8")
+def flat_fields(cls: type) -> dict[str, tuple[str | None, Any]]:
+    """Every flat key of the configuration class `cls`: key -> (its group's field name, or
+    None for a field of `cls` itself; its type)."""
+    found: dict[str, tuple[str | None, Any]] = {}
+    for name, kind in typing.get_type_hints(cls).items():
+        if name not in {f.name for f in dataclasses.fields(cls)}:
+            continue
+        inner = typing.get_type_hints(kind).items() if is_group(kind) else [(name, kind)]
+        for key, key_kind in inner:
+            if key in found:
+                raise TypeError(f"{cls.__name__}: the key {key!r} belongs to two groups")
+            found[key] = (name if is_group(kind) else None, key_kind)
+    return found
 
-    @property
-    def run_dir(self) -> Path:
-        """The run folder: checkpoints, logs and outputs of every session of the run."""
-        return Path(self.out_dir) / f"{self.config_name}_seed{self.seed}"
+
+def aliases_of(cls: type) -> dict[str, str]:
+    """Former names of keys that a configuration still accepts (`ALIASES` of the class)."""
+    return dict(getattr(cls, "ALIASES", {}))
 
 
 def _convert(name: str, value: Any, kind: Any) -> Any:
@@ -101,37 +102,59 @@ def _suggest(unknown: list[Any], names: list[str]) -> str:
     return f" (did you mean {', '.join(hints)}?)" if hints else ""
 
 
+def read_yaml(path: str | Path) -> dict[Any, Any]:
+    """The mapping at the top of a YAML file; one clear error for a missing file."""
+    import yaml
+
+    if not Path(path).is_file():
+        raise ConfigKeyError(
+            f"--config {path}: no such file (the recipes' files are configs/*.yaml)"
+        )
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigKeyError(f"{path}: the top level must be a mapping of keys to values")
+    return data
+
+
 def load_config(cls: type[T], path: str | Path | None = None, argv: list[str] | None = None) -> T:
     """Defaults of `cls`, updated by the YAML file at `path`, then by `argv` flags."""
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
+    keys = flat_fields(cls)
+    aliases = aliases_of(cls)
+    names = list(keys)
     values: dict[str, Any] = {}
     if path is not None:
-        import yaml
-
-        data = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(data, dict):
-            raise ConfigKeyError(f"{path}: the top level must be a mapping of keys to values")
-        unknown = sorted(set(data) - set(names), key=str)
+        data = read_yaml(path)
+        unknown = sorted(set(data) - set(names) - set(aliases), key=str)
         if unknown:
             raise ConfigKeyError(
                 f"{path}: unknown key(s) {unknown}{_suggest(unknown, names)}; "
                 f"known keys of {cls.__name__}: {names}"
             )
-        values.update(data)
+        values.update({aliases.get(k, k): v for k, v in data.items()})
     if argv:
         parser = argparse.ArgumentParser(add_help=False)
         for name in names:
             parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None)
+        for old, new in aliases.items():
+            parser.add_argument("--" + old.replace("_", "-"), dest=new, default=None)
         parsed, rest = parser.parse_known_args(argv)
         if rest:
             flags = ["--" + n.replace("_", "-") for n in names]
             raise ConfigKeyError(f"unknown option(s) {rest}{_suggest(rest, flags)}; known: {flags}")
         values.update({k: v for k, v in vars(parsed).items() if v is not None})
-    converted = {k: _convert(k, v, hints[k]) for k, v in values.items()}
+    converted = {k: _convert(k, v, keys[k][1]) for k, v in values.items()}
     return cls(**converted)
+
+
+def flat_dict(cfg: Any) -> dict[str, Any]:
+    """The configuration as flat keys (its YAML form; the run folder's config.json)."""
+    flat: dict[str, Any] = {}
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        flat.update(dataclasses.asdict(value) if is_group(type(value)) else {f.name: value})
+    return flat
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -159,18 +182,40 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def config_from_cli(cls: type[T], argv: list[str], prog: str) -> T:
+def help_text(cls: type, prog: str, commands: dict[str, str] | None = None) -> str:
+    """`--help`: the usage, any extra commands, then every field by group with its docstring
+    and this recipe's default."""
+    lines = [f"usage: {prog} [--config FILE.yaml] [--field-name VALUE ...]"]
+    for usage, text in (commands or {}).items():
+        lines.append(f"       {prog} {usage}\n           {text}")
+    defaults = cls()
+    for f in dataclasses.fields(cls):
+        group = getattr(defaults, f.name)
+        kind = type(group)
+        members = dataclasses.fields(kind) if is_group(kind) else [f]
+        docs = field_docs(kind) if is_group(kind) else field_docs(cls)
+        title = (kind.__doc__ or f.name).strip().splitlines()[0] if is_group(kind) else f.name
+        lines.append(f"\n{f.name}: {title}")
+        for member in members:
+            value = getattr(group, member.name) if is_group(kind) else group
+            flag = "--" + member.name.replace("_", "-")
+            lines.append(f"  {flag:<26} {docs.get(member.name, '')} (default {value!r})")
+    aliases = aliases_of(cls)
+    if aliases:
+        lines.append(
+            "\nformer names, still accepted: " + ", ".join(f"{o} = {n}" for o, n in aliases.items())
+        )
+    return "\n".join(lines)
+
+
+def config_from_cli(
+    cls: type[T], argv: list[str], prog: str, commands: dict[str, str] | None = None
+) -> T:
     """`--config FILE` (YAML) then `--field value` overrides; `--help` lists every field with
-    its docstring and default."""
+    its docstring and default (and the extra `commands` of the recipe, usage -> text)."""
     argv = list(argv)
     if "-h" in argv or "--help" in argv:
-        docs = field_docs(cls)
-        print(f"usage: {prog} [--config FILE.yaml] [--field-name VALUE ...]\n\nfields:")
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
-            print(
-                f"  --{f.name.replace('_', '-'):<22} {docs.get(f.name, '')} (default {default!r})"
-            )
+        print(help_text(cls, prog, commands))
         raise SystemExit(0)
     path = None
     if "--config" in argv:

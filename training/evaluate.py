@@ -23,13 +23,23 @@ import argparse
 import json
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dune_env.replay.cli import HelpFormatter  # the docstring as written, defaults after help
+from training.fields import EvaluationFields
 
-if TYPE_CHECKING:
-    from training.ppo_selfplay import PPOSelfPlayConfig
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """The periodic evaluation of a training run: its group, the heuristics it measures against
+    (the pool's `heuristic_opponents`), the players and the seed of the games."""
+
+    fields: EvaluationFields
+    heuristics: tuple[str, ...]
+    num_players: int
+    seed: int
 
 
 def evaluate_against(
@@ -45,12 +55,13 @@ def evaluate_against(
     progress: bool = False,
 ) -> dict[str, Any]:
     """`checkpoint` in one seat, `opponent` in the others, over `games` rounded up to whole
-    duplicate deals; the summary's strengths are measured against the opponent.  The
-    harness's reports are written into `out_dir` if given."""
+    duplicate deals (the harness's balanced seatings: here every seat for the checkpoint);
+    the summary's strengths are measured against the opponent.  The harness's reports are
+    written into `out_dir` if given."""
     from dune_env.harness import run_benchmark
     from dune_env.harness.report import summarise
 
-    games = players * math.ceil(games / players)
+    games = whole_deals([checkpoint] + [opponent] * (players - 1), players, games)
     result = run_benchmark(
         [checkpoint] + [opponent] * (players - 1),
         num_players=players,
@@ -105,30 +116,31 @@ def evaluate_lineup(
     checkpoint: str, others: list[str], players: int, games: int, seed: int = 0
 ) -> dict[str, Any]:
     """The harness's summary of `checkpoint` with `others` in one line-up, on duplicate deals
-    under every permutation of the line-up (`games` rounded up to whole deals; rotations when a
-    line-up has over MAX_PERMUTATIONS arrangements): the benchmark's measurement, its
-    head-to-head entries pairing the checkpoint with each of the others over the same deals.
-    (Rotations alone would put the checkpoint just before the same seat in every game: a copy
-    of the strategist then scores about -0.4 against it; docs/baselines.md, Seat order.)"""
+    in the harness's balanced seatings (`games` rounded up to whole deals): the benchmark's
+    measurement, its head-to-head entries pairing the checkpoint with each of the others over
+    the same deals.  (The line-up's rotations would put the checkpoint just before the same
+    seat in every game: a copy of the strategist then scores about -0.5 against it;
+    docs/baselines.md, Seat order.)"""
     from dune_env.harness import run_benchmark
-    from dune_env.match import deal_seatings, lineup
 
-    base = lineup([checkpoint, *others], players)
-    try:
-        seatings, per_deal = "permutations", len(deal_seatings(base, "permutations"))
-    except ValueError:  # over MAX_PERMUTATIONS arrangements (6+ different policies)
-        seatings, per_deal = "rotations", players
-    games = per_deal * math.ceil(games / per_deal)
     return run_benchmark(
         [checkpoint, *others],
         num_players=players,
-        games=games,
+        games=whole_deals([checkpoint, *others], players, games),
         seed=seed,
         workers=1,
         duplicate=True,
-        seatings=seatings,
         plots=False,
     ).summary
+
+
+def whole_deals(policies: list[str], players: int, games: int) -> int:
+    """`games` rounded up to whole deals of the line-up's balanced seatings."""
+    from dune_env.match import lineup
+    from dune_env.seatings import deal_seatings
+
+    per_deal = len(deal_seatings(lineup(policies, players)))
+    return per_deal * math.ceil(games / per_deal)
 
 
 def paired_record(summary: dict[str, Any], name: str, other: str) -> dict[str, Any]:
@@ -153,8 +165,8 @@ def paired_record(summary: dict[str, Any], name: str, other: str) -> dict[str, A
     return record
 
 
-def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[str, dict[str, Any]]:
-    """During a self-play run (`training.ppo_selfplay`), on duplicate deals via the harness:
+def evaluate_model(model: Any, plan: EvaluationPlan, run_dir: Path) -> dict[str, dict[str, Any]]:
+    """During a training run (`training.callbacks`), on duplicate deals via the harness:
     with eval_mode "each", the current model in one seat against copies of random and of each
     heuristic, per opponent the record of `evaluation_record` (win rate, chance level, strength
     against the opponent with its interval, judgement); with "lineup", the model in the
@@ -165,15 +177,14 @@ def evaluate_model(model: Any, cfg: PPOSelfPlayConfig, run_dir: Path) -> dict[st
     export_policy(model, run_dir / f"eval_model_{model.num_timesteps:09d}")
     tensors, description = weight_paths(run_dir / f"eval_model_{model.num_timesteps:09d}")
     records = {}
-    if cfg.eval_mode == "lineup":
-        others = lineup_of(cfg.heuristic_opponents, cfg.num_players)
-        summary = evaluate_lineup(str(tensors), others, cfg.num_players, cfg.eval_games, cfg.seed)
+    players, games, seed = plan.num_players, plan.fields.eval_games, plan.seed
+    if plan.fields.eval_mode == "lineup":
+        others = lineup_of(plan.heuristics, players)
+        summary = evaluate_lineup(str(tensors), others, players, games, seed)
         records = {other: paired_record(summary, str(tensors), other) for other in others}
     else:
-        for opponent in ("random", *cfg.heuristic_opponents):
-            summary = evaluate_against(
-                str(tensors), opponent, cfg.num_players, cfg.eval_games, seed=cfg.seed
-            )
+        for opponent in ("random", *plan.heuristics):
+            summary = evaluate_against(str(tensors), opponent, players, games, seed=seed)
             records[opponent] = evaluation_record(summary, str(tensors))
     with (run_dir / "evaluations.jsonl").open("a") as log:
         log.write(json.dumps({"num_timesteps": model.num_timesteps, **records}) + "\n")

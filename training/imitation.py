@@ -12,41 +12,84 @@ round.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from training.checkpoints import ResumeError
+from training.cloning import Decisions, clone_epoch
+from training.dagger import collect_lineup, fit_lineup_round
+from training.fields import ImitationFields, PPOFields, RunFields
 
-if TYPE_CHECKING:
-    from training.ppo_selfplay import PPOSelfPlayConfig
+
+@dataclass(frozen=True)
+class Imitation:
+    """What the imitation reads: its own group, the run's (seed, players, trust), the update's
+    (minibatch size; the learning rate and network the saved rounds were made with) and the
+    line-up's heuristics (`bc_setting: lineup`)."""
+
+    fields: ImitationFields
+    run: RunFields
+    ppo: PPOFields
+    heuristics: tuple[str, ...]
+
+    def settings(self) -> dict[str, Any]:
+        """What the saved rounds depend on (`bc_dagger_rounds` may change: rounds are added)."""
+        im = self.fields
+        settings = {
+            "num_players": self.run.num_players,
+            "seed": self.run.seed,
+            "bc_policy": im.bc_policy,
+            "bc_games": im.bc_games,
+            "bc_epochs": im.bc_epochs,
+            "batch_size": self.ppo.batch_size,
+            "learning_rate": self.ppo.learning_rate,
+            "net_arch": self.ppo.net_arch,
+            "bc_setting": im.bc_setting,
+        }
+        if im.bc_setting == "lineup":
+            settings |= {
+                "heuristic_opponents": self.heuristics,
+                "bc_learner_seats": im.bc_learner_seats,
+                "bc_heldout_games": im.bc_heldout_games,
+                "bc_patience": im.bc_patience,
+                "bc_replay": im.bc_replay,
+                "bc_kind_weights": im.bc_kind_weights,
+            }
+        return settings
 
 
 def collect_demonstrations(
-    cfg: PPOSelfPlayConfig, learner: Any = None, first_game: int = 0, progress: Any = None
-) -> tuple[np.ndarray, ...]:
-    """(observations, masks, actions, returns) of every decision of `bc_games` games in which
-    `bc_policy` plays every seat; the return is the deciding seat's final reward.  With a
-    `learner` model (DAgger), the learner's action is played but the demonstrator's recorded."""
+    imitation: ImitationFields,
+    run: RunFields,
+    learner: Any = None,
+    first_game: int = 0,
+    progress: Any = None,
+) -> Decisions:
+    """Every decision of `bc_games` games in which `bc_policy` plays every seat; the return is
+    the deciding seat's final reward.  With a `learner` model (DAgger), the learner's action is
+    played but the demonstrator's recorded."""
     from dune_env import dune_v1
     from dune_env.policies.registry import load_policy
 
-    env = dune_v1.raw_env(num_players=cfg.num_players)
+    env = dune_v1.raw_env(num_players=run.num_players)
     policies = [
-        load_policy(cfg.bc_policy, seed=cfg.seed * 100 + s, trust=cfg.trust_checkpoints)
+        load_policy(imitation.bc_policy, seed=run.seed * 100 + s, trust=run.trust_checkpoints)
         for s in range(8)
     ]
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
-    for g in range(first_game, first_game + cfg.bc_games):
+    kinds: list[int] = []
+    for g in range(first_game, first_game + imitation.bc_games):
         if progress is not None:
             progress.update(g - first_game)
-        env.reset(seed=cfg.seed * 1_000_003 + g)
+        env.reset(seed=run.seed * 1_000_003 + g)
         seats: list[int] = []
-        final = [0.0] * cfg.num_players
+        final = [0.0] * run.num_players
         for agent in env.agent_iter():
             observation, reward, terminated, truncated, _ = env.last()
             seat = env.agent_name_mapping[agent]
@@ -59,6 +102,7 @@ def collect_demonstrations(
             obs.append(observation["observation"])
             masks.append(mask)
             actions.append(action)
+            kinds.append(int(env.unwrapped.game.state.pending_kind))
             seats.append(seat)
             if learner is not None:
                 chosen, _ = learner.predict(
@@ -68,18 +112,19 @@ def collect_demonstrations(
             env.step(action)
         returns.extend(final[s] for s in seats)
     if progress is not None:
-        progress.update(cfg.bc_games)
+        progress.update(imitation.bc_games)
         progress.finish()
-    return (
+    return Decisions(
         np.asarray(obs, np.float32),
         np.asarray(masks),
         np.asarray(actions, np.int64),
         np.asarray(returns, np.float32),
+        np.asarray(kinds, np.int64),
     )
 
 
 def behaviour_clone(
-    model: Any, cfg: PPOSelfPlayConfig, rounds_dir: Path | None = None, progress: Any = None
+    model: Any, imitation: Imitation, rounds_dir: Path | None = None, progress: Any = None
 ) -> dict[str, Any]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value head to the
     demonstrators' final rewards, with the model's own optimiser: round 0 on the demonstrator's
@@ -90,9 +135,10 @@ def behaviour_clone(
     (their data is a function of the seeds and of the saved models, cheaper to regenerate than
     to store) but not fitted again, so an interrupted run ends with the same weights as one that
     was not interrupted.  `progress` (a training.progress.Progress) shows the games played."""
-    total = cfg.bc_dagger_rounds + 1
+    im = imitation.fields
+    total = im.bc_dagger_rounds + 1
     if rounds_dir is not None:
-        _check_bc_settings(cfg, rounds_dir)
+        _check_bc_settings(imitation, rounds_dir)
     fitted = 0
     while rounds_dir is not None and fitted < total and _bc_round_path(rounds_dir, fitted).exists():
         fitted += 1
@@ -105,19 +151,19 @@ def behaviour_clone(
         learner = model if round_ else None
         if progress is not None:
             who = "the model, labelled by " if learner is not None else ""
-            lineup = cfg.bc_setting == "lineup"
+            lineup = im.bc_setting == "lineup"
             progress.start(
-                f"behaviour cloning round {round_ + 1}/{total}: games of {who}{cfg.bc_policy}",
-                cfg.bc_games + (cfg.bc_heldout_games if lineup else 0),
+                f"behaviour cloning round {round_ + 1}/{total}: games of {who}{im.bc_policy}",
+                im.bc_games + (im.bc_heldout_games if lineup else 0),
                 "games",
             )
-        data.append(_collect_round(cfg, learner, round_, progress))
+        data.append(_collect_round(imitation, learner, round_, progress))
         if round_ < fitted:
             assert rounds_dir is not None
             _load_bc_round(model, rounds_dir, round_, stats)
             print(f"behaviour cloning round {round_}: fitted in an earlier session, loaded")
             continue
-        fit = _fit_round(model, cfg, data)
+        fit = _fit_round(model, imitation, data)
         round_stats = {f"round{round_}_{k}": v for k, v in fit.items()}
         stats.update(round_stats)
         if rounds_dir is not None:
@@ -125,53 +171,30 @@ def behaviour_clone(
     return stats
 
 
-def _collect_round(cfg: PPOSelfPlayConfig, learner: Any, round_: int, progress: Any) -> Any:
+def _collect_round(imitation: Imitation, learner: Any, round_: int, progress: Any) -> Any:
     """The data of imitation round `round_` in the configured `bc_setting`."""
-    if cfg.bc_setting == "lineup":
-        from training.dagger import collect_lineup
+    im, run = imitation.fields, imitation.run
+    if im.bc_setting == "lineup":
+        return collect_lineup(im, run, imitation.heuristics, learner, round_, progress)
+    first = round_ * im.bc_games
+    return collect_demonstrations(im, run, learner, first_game=first, progress=progress)
 
-        return collect_lineup(cfg, learner, round_, progress)
-    return collect_demonstrations(cfg, learner, first_game=round_ * cfg.bc_games, progress=progress)
 
-
-def _fit_round(model: Any, cfg: PPOSelfPlayConfig, data: list[Any]) -> dict[str, Any]:
+def _fit_round(model: Any, imitation: Imitation, data: list[Any]) -> dict[str, Any]:
     """selfplay: refit all the data so far; lineup: fine-tune (`training.dagger`)."""
-    if cfg.bc_setting == "lineup":
-        from training.dagger import fit_lineup_round
-
-        return fit_lineup_round(model, cfg, data)
-    obs, masks, actions, returns = (np.concatenate(parts) for parts in zip(*data, strict=True))
-    return _fit(model, cfg, obs, masks, actions, returns)
+    im, seed = imitation.fields, imitation.run.seed
+    if im.bc_setting == "lineup":
+        return fit_lineup_round(model, im, seed, imitation.ppo.batch_size, data)
+    return _fit(model, im.bc_epochs, seed, imitation.ppo.batch_size, Decisions.join(data))
 
 
-# What the saved imitation rounds depend on (bc_dagger_rounds may change: rounds are added).
-BC_FIXED_ON_RESUME = (
-    "num_players",
-    "seed",
-    "bc_policy",
-    "bc_games",
-    "bc_epochs",
-    "batch_size",
-    "learning_rate",
-    "net_arch",
-    "bc_setting",
-)
-# ... and, with bc_setting lineup, on these.
-LINEUP_FIXED_ON_RESUME = (
-    "heuristic_opponents",
-    "bc_learner_seats",
-    "bc_heldout_games",
-    "bc_patience",
-    "bc_replay",
-    "bc_kind_weights",
-)
 _BEFORE_THE_SETTING = {"bc_setting": "selfplay"}  # rounds saved before bc_setting existed
 
 
-def _check_bc_settings(cfg: PPOSelfPlayConfig, rounds_dir: Path) -> None:
+def _check_bc_settings(imitation: Imitation, rounds_dir: Path) -> None:
     """Record the settings of the saved rounds, or refuse to continue them with others."""
-    keys = BC_FIXED_ON_RESUME + (LINEUP_FIXED_ON_RESUME if cfg.bc_setting == "lineup" else ())
-    now = json.loads(json.dumps({k: getattr(cfg, k) for k in keys}))
+    now = json.loads(json.dumps(imitation.settings()))
+    keys = list(now)
     path = rounds_dir / "settings.json"
     if path.is_file():
         before = json.loads(path.read_text())
@@ -223,38 +246,13 @@ def _load_bc_round(
     return stats
 
 
-def _fit(
-    model: Any,
-    cfg: PPOSelfPlayConfig,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    actions: np.ndarray,
-    returns: np.ndarray,
-) -> dict[str, float]:
-    import torch
-
-    policy = model.policy
-    rng = np.random.default_rng(cfg.seed)
-    n = len(actions)
-    stats: dict[str, float] = {"bc_samples": float(n)}
-    for epoch in range(cfg.bc_epochs):
-        order = rng.permutation(n)
-        total_nll = total_mse = 0.0
-        for start in range(0, n, cfg.batch_size):
-            idx = order[start : start + cfg.batch_size]
-            o = torch.as_tensor(obs[idx])
-            a = torch.as_tensor(actions[idx])
-            values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=masks[idx])
-            nll = -log_prob.mean()
-            mse = torch.nn.functional.mse_loss(values.flatten(), torch.as_tensor(returns[idx]))
-            loss = nll + 0.5 * mse
-            policy.optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            policy.optimizer.step()
-            total_nll += nll.item() * len(idx)
-            total_mse += mse.item() * len(idx)
-        stats[f"bc_nll_epoch{epoch}"] = total_nll / n
-        stats[f"bc_value_mse_epoch{epoch}"] = total_mse / n
-        print(f"behaviour cloning epoch {epoch}: nll {total_nll / n:.3f} mse {total_mse / n:.3f}")
+def _fit(model: Any, epochs: int, seed: int, batch_size: int, data: Decisions) -> dict[str, float]:
+    """Refit all the data: `epochs` passes of the cloning loss (`training.cloning`)."""
+    rng = np.random.default_rng(seed)
+    stats: dict[str, float] = {"bc_samples": float(len(data.actions))}
+    for epoch in range(epochs):
+        nll, mse = clone_epoch(model.policy, data, batch_size, rng)
+        stats[f"bc_nll_epoch{epoch}"] = nll
+        stats[f"bc_value_mse_epoch{epoch}"] = mse
+        print(f"behaviour cloning epoch {epoch}: nll {nll:.3f} mse {mse:.3f}")
     return stats

@@ -1,7 +1,5 @@
-"""Kickstarted PPO (issue 23): the settings, the annealed imitation weight, the warm start from a
-shipped model's weights.  The algorithm itself (MaskablePPO plus the imitation term, the
-rollout buffer keeping the teacher's labels) is `training/kickstart_ppo.py`, imported only when
-training starts (it needs stable-baselines3).
+"""Kickstarted PPO (issue 23), in one module: the annealed imitation term, the algorithm, the
+callback that hands it the teacher's labels.
 
 Kickstarting (Schmitt et al., 2018) adds to PPO's loss `lambda x cross-entropy` between the
 policy and a teacher's choice on the learner's own states: the batched environments ask the
@@ -11,64 +9,37 @@ the update pulls the policy towards it, with `lambda` annealed from `kickstart_c
 `kickstart_coef_end`.  PPO is free to improve on the teacher where the game rewards it, but
 cannot drift far from it while lambda is large; the imitation term also keeps agreement, the
 quantity the diagnostics found strength to hinge on, from decaying as PPO updates it.
+
+- `TeacherRolloutBuffer`: sb3-contrib's masked rollout buffer plus the teacher's action for
+  each stored learner state (-1: no label), handed out with each minibatch.
+- `TeacherLabels`: the callback that moves the labels from the environments' infos
+  (`teacher_action`, written by `dune_env.vector` with `teacher=`) into the buffer, aligned
+  with the observations the buffer stores.
+- `KickstartedPPO`: MaskablePPO whose update adds `lambda x cross-entropy(teacher's action)`
+  to PPO's loss (`batch_loss`: the loss of the self-play recipe; `lambda` annealed by
+  `kickstart_coef`), and whose first `critic_warmup_rollouts` updates train the value network
+  only.  Its `train()` is sb3-contrib 2.x's MaskablePPO.train() (clipped surrogate, value
+  regression, entropy, `target_kl` early stop) with those two changes; value clipping
+  (`clip_range_vf`) is not supported.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections import defaultdict
+from collections.abc import Generator
+from typing import Any, NamedTuple
 
+import numpy as np
+import torch
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.utils import explained_variance
 
-@dataclass
-class KickstartFields:
-    """The kickstart and warm-start fields of `PPOSelfPlayConfig` (a mixin)."""
+from training.fields import KickstartFields
 
-    init_weights: str = ""
-    """A safe-format model (a shipped name such as bc-4p, or a .safetensors / .json path) whose
-    policy and value weights start a new run; its network must be `net_arch` (tanh) on today's
-    observation.  Ignored when the run resumes from a checkpoint ("": random initialisation)."""
-    kickstart_teacher: str = ""
-    """A built-in engine policy (e.g. strategist) whose choice at each of the learner's own
-    decisions the policy is pulled towards: loss = PPO + lambda x cross-entropy(teacher's
-    action).  Needs envs_per_process > 1 (the batched envs label the states).  "": plain PPO."""
-    kickstart_coef_start: float = 1.0
-    """lambda at learner step 0."""
-    kickstart_coef_end: float = 0.1
-    """lambda after `kickstart_anneal_steps` learner steps, and from then on."""
-    kickstart_anneal_steps: int = 1_000_000
-    """Learner steps over which lambda falls linearly from start to end (counted from the
-    run's step 0, so a resumed run continues the schedule; 0: the end value throughout)."""
-    critic_warmup_rollouts: int = 0
-    """Rollouts at the start of the run whose updates train the value network only (no policy,
-    entropy or imitation term), so that the first policy updates use advantages from a critic
-    fitted to the learner's own games rather than to the imitation data's."""
-
-    def _check_kickstart(self, envs_per_process: int) -> None:
-        """ValueError naming what is wrong, for the fields above."""
-        from dune_env.policies.registry import BUILTIN_POLICIES
-
-        if self.kickstart_teacher and self.kickstart_teacher not in BUILTIN_POLICIES:
-            raise ValueError(
-                f"kickstart_teacher={self.kickstart_teacher!r} is not a built-in policy; use one "
-                f"of {sorted(BUILTIN_POLICIES)}"
-            )
-        if self.kickstart_teacher and envs_per_process < 2:
-            raise ValueError(
-                "kickstart_teacher needs envs_per_process > 1: the batched environments label "
-                "the learner's states"
-            )
-        for name in ("kickstart_coef_start", "kickstart_coef_end"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name}={getattr(self, name)!r} must be >= 0")
-        for name in ("kickstart_anneal_steps", "critic_warmup_rollouts"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}={getattr(self, name)!r} must be >= 0")
-
-    @property
-    def uses_kickstart_ppo(self) -> bool:
-        """Whether the run needs `KickstartedPPO` (an imitation term or a critic warm-up)."""
-        return bool(self.kickstart_teacher) or self.critic_warmup_rollouts > 0
+NO_LABEL = -1
 
 
 def kickstart_coef(step: int, start: float, end: float, anneal_steps: int) -> float:
@@ -79,68 +50,211 @@ def kickstart_coef(step: int, start: float, end: float, anneal_steps: int) -> fl
     return start + (end - start) * max(step, 0) / anneal_steps
 
 
-def shipped_or_path(spec: str) -> Path:
-    """The .safetensors file of a shipped model name (bc-4p) or of a path."""
-    from dune_env.policies.registry import CHECKPOINT_DIR, SHIPPED_MODELS
-    from dune_env.policies.weights import weight_paths
+class TeacherSamples(NamedTuple):
+    """A minibatch: sb3-contrib's MaskableRolloutBufferSamples plus the teacher's actions."""
 
-    if spec in SHIPPED_MODELS:
-        return CHECKPOINT_DIR / SHIPPED_MODELS[spec]
-    return weight_paths(spec)[0]
+    observations: torch.Tensor
+    actions: torch.Tensor
+    old_values: torch.Tensor
+    old_log_prob: torch.Tensor
+    advantages: torch.Tensor
+    returns: torch.Tensor
+    action_masks: torch.Tensor
+    teacher_actions: torch.Tensor
 
 
-def load_initial_weights(model: Any, spec: str) -> None:
-    """Copy a safe-format model's tensors (policy and value networks) into `model`'s policy,
-    after the checks of `WeightsPolicy` (description, SHA-256, layout); the network must take
-    today's observation unchanged and have the model's layers.  PolicyLoadError otherwise."""
-    import numpy as np
-    import torch
-    from safetensors.torch import load as load_tensors
+class TeacherRolloutBuffer(MaskableRolloutBuffer):
+    """The rollout buffer with the teacher's action of each stored state.  `incoming` holds the
+    labels of the observations the environments just returned (set by `TeacherLabels` before
+    SB3 stores the previous ones); `add` stores `pending`, the labels of the observations being
+    stored, then moves `incoming` to `pending`."""
 
-    from dune_env.policies.registry import PolicyLoadError
-    from dune_env.policies.weights import WeightsPolicy
+    teacher_actions: np.ndarray
 
-    path = shipped_or_path(spec)
-    checked = WeightsPolicy(path)  # raises PolicyLoadError on a bad file
-    width = int(model.observation_space.shape[0])
-    columns = checked.columns
-    if isinstance(columns, slice):
-        columns = np.arange(width)[columns]
-    if not np.array_equal(columns, np.arange(width)):
-        raise PolicyLoadError(
-            f"init_weights={spec!r} was trained on another observation layout; a warm start "
-            "needs a model of today's observation (e.g. bc-4p)"
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending = np.full(self.n_envs, NO_LABEL, dtype=np.int64)
+        self.incoming = self.pending.copy()
+
+    def reset(self) -> None:
+        super().reset()
+        self.teacher_actions = np.full((self.buffer_size, self.n_envs), NO_LABEL, dtype=np.int64)
+
+    def add(self, *args: Any, **kwargs: Any) -> None:
+        self.teacher_actions[self.pos] = self.pending
+        self.pending = self.incoming.copy()
+        super().add(*args, **kwargs)
+
+    def get(self, batch_size: int | None = None) -> Generator[TeacherSamples, None, None]:  # type: ignore[override]
+        if not self.generator_ready:
+            self.teacher_actions = self.swap_and_flatten(self.teacher_actions)
+        yield from super().get(batch_size)  # type: ignore[misc]
+
+    def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> TeacherSamples:  # type: ignore[override]
+        samples = super()._get_samples(batch_inds, env)
+        labels = self.to_torch(self.teacher_actions[batch_inds].flatten())
+        return TeacherSamples(*samples, teacher_actions=labels)
+
+
+def labels_of(infos: list[dict[str, Any]]) -> np.ndarray:
+    """The `teacher_action` of each info (NO_LABEL where there is none)."""
+    return np.array([int(info.get("teacher_action", NO_LABEL)) for info in infos], dtype=np.int64)
+
+
+class TeacherLabels(BaseCallback):
+    """Feeds the environments' teacher labels to the `TeacherRolloutBuffer` (see there)."""
+
+    def _on_training_start(self) -> None:
+        venv: Any = self.training_env
+        while hasattr(venv, "venv"):  # VecMonitor and other wrappers keep their own reset_infos
+            venv = venv.venv
+        buffer: Any = self.model.rollout_buffer  # type: ignore[attr-defined]
+        buffer.pending = labels_of(list(getattr(venv, "reset_infos", [{}] * buffer.n_envs)))
+
+    def _on_step(self) -> bool:
+        buffer: Any = self.model.rollout_buffer  # type: ignore[attr-defined]
+        buffer.incoming = labels_of(self.locals["infos"])
+        return True
+
+
+class KickstartedPPO(MaskablePPO):
+    """MaskablePPO + lambda x cross-entropy towards the teacher's labels, after a critic
+    warm-up (see the module docstring); `configure_kickstart` sets the schedule."""
+
+    kick_start = 0.0
+    kick_end = 0.0
+    kick_anneal_steps = 0
+    critic_warmup_steps = 0
+
+    def _setup_model(self) -> None:
+        # Also when loading a checkpoint of a plain MaskablePPO run (which names its buffer).
+        self.rollout_buffer_class = TeacherRolloutBuffer
+        super()._setup_model()
+
+    def configure_kickstart(self, cfg: KickstartFields, rollout_steps: int) -> None:
+        """The schedule of `cfg` (re-applied on resume: its settings may change)."""
+        self.kick_start = cfg.kickstart_coef_start if cfg.kickstart_teacher else 0.0
+        self.kick_end = cfg.kickstart_coef_end if cfg.kickstart_teacher else 0.0
+        self.kick_anneal_steps = cfg.kickstart_anneal_steps
+        self.critic_warmup_steps = cfg.critic_warmup_rollouts * rollout_steps
+
+    def current_kick_coef(self) -> float:
+        return kickstart_coef(
+            self.num_timesteps, self.kick_start, self.kick_end, self.kick_anneal_steps
         )
-    if checked.activation != "tanh":
-        raise PolicyLoadError(
-            f"init_weights={spec!r} uses {checked.activation}; the recipe's MlpPolicy uses tanh"
-        )
-    state = load_tensors(path.read_bytes())
-    own = model.policy.state_dict()
-    mismatched = sorted(
-        k
-        for k in set(own) | set(state)
-        if k not in state or k not in own or own[k].shape != state[k].shape
-    )
-    if mismatched:
-        raise PolicyLoadError(
-            f"init_weights={spec!r} does not fit the configured network (net_arch, tanh): "
-            f"tensors {mismatched[:4]} differ; set net_arch to the model's layers"
-        )
-    with torch.no_grad():
-        model.policy.load_state_dict(state)
+
+    def in_critic_warmup(self) -> bool:
+        """The rollout just collected (ending at num_timesteps) is a warm-up rollout."""
+        return self.num_timesteps <= self.critic_warmup_steps
+
+    def train(self) -> None:
+        """One update on the rollout buffer (sb3-contrib's loop; see the module docstring)."""
+        if self.clip_range_vf is not None:
+            raise ValueError("KickstartedPPO does not support clip_range_vf")
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        clip_range = self.clip_range(self._current_progress_remaining)  # type: ignore[operator]
+        coef, warmup = self.current_kick_coef(), self.in_critic_warmup()
+        stats: dict[str, list[float]] = defaultdict(list)
+        for _ in range(self.n_epochs):
+            stopped = False
+            buffer: Any = self.rollout_buffer  # a TeacherRolloutBuffer
+            for batch in buffer.get(self.batch_size):
+                loss, approx_kl = self.batch_loss(batch, clip_range, coef, warmup, stats)
+                if not warmup and self.target_kl is not None and approx_kl > 1.5 * self.target_kl:
+                    stopped = True
+                    break
+                self.policy.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                self.policy.optimizer.step()
+            self._n_updates += 1
+            if stopped:
+                break
+        self.log_update(stats, clip_range, coef, warmup)
+
+    def batch_loss(
+        self,
+        batch: TeacherSamples,
+        clip_range: float,
+        coef: float,
+        warmup: bool,
+        stats: dict[str, list[float]],
+    ) -> tuple[torch.Tensor, float]:
+        """(loss, approximate KL from the rollout's policy) of one minibatch; its terms are
+        appended to `stats`.  In the warm-up the loss is the value term alone."""
+        actions = batch.actions.long().flatten()
+        masks: Any = batch.action_masks  # (a tensor: sb3-contrib's own train() passes one too)
+        dist = self.policy.get_distribution(batch.observations, action_masks=masks)
+        log_prob = dist.log_prob(actions)
+        values = self.policy.predict_values(batch.observations).flatten()
+        advantages = batch.advantages
+        if self.normalize_advantage and len(advantages) > 1:
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        log_ratio = log_prob - batch.old_log_prob
+        ratio = torch.exp(log_ratio)
+        clipped = torch.clamp(ratio, 1 - clip_range, 1 + clip_range)
+        policy_loss = -torch.min(advantages * ratio, advantages * clipped).mean()
+        value_loss = F.mse_loss(batch.returns, values)
+        entropy: Any = dist.entropy()
+        entropy_loss = -torch.mean(entropy)
+        teacher_nll, agreement = teacher_terms(dist, batch.teacher_actions, actions)
+        if warmup:
+            loss = self.vf_coef * value_loss
+        else:
+            loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+            loss = loss + coef * teacher_nll
+        with torch.no_grad():
+            approx_kl = float(torch.mean((ratio - 1) - log_ratio))
+        for key, value in (
+            ("policy_gradient_loss", policy_loss.item()),
+            ("value_loss", value_loss.item()),
+            ("entropy_loss", entropy_loss.item()),
+            ("teacher_nll", teacher_nll.item()),
+            ("teacher_agreement", agreement),
+            ("approx_kl", approx_kl),
+            ("clip_fraction", float(torch.mean((torch.abs(ratio - 1) > clip_range).float()))),
+            ("loss", loss.item()),
+        ):
+            stats[key].append(value)
+        return loss, approx_kl
+
+    def log_update(
+        self, stats: dict[str, list[float]], clip_range: float, coef: float, warmup: bool
+    ) -> None:
+        """sb3's train/ entries, plus the imitation's (train/teacher_nll: the policy's mean
+        negative log-likelihood of the teacher's actions; train/teacher_agreement: the share
+        of states where its greedy action is the teacher's; train/kickstart_coef)."""
+        for key, values in stats.items():
+            self.logger.record(f"train/{key}", float(np.mean(values)))
+        buffer = self.rollout_buffer
+        explained = explained_variance(buffer.values.flatten(), buffer.returns.flatten())
+        self.logger.record("train/explained_variance", explained)
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/clip_range", clip_range)
+        self.logger.record("train/kickstart_coef", coef)
+        self.logger.record("train/critic_warmup", int(warmup))
+
+
+def teacher_terms(dist: Any, teacher: torch.Tensor, actions: torch.Tensor) -> tuple[Any, float]:
+    """(mean negative log-likelihood of the teacher's actions under the masked distribution,
+    with gradient; share of those states where the greedy action is the teacher's), over the
+    labelled states (0 and 0.0 without any)."""
+    labelled = teacher >= 0
+    count = int(labelled.sum())
+    if count == 0:
+        return torch.zeros((), device=actions.device), 0.0
+    chosen = torch.where(labelled, teacher.long(), actions)  # any legal action where unlabelled
+    log_likelihood = dist.log_prob(chosen)
+    nll = -(log_likelihood * labelled).sum() / count
+    agreement = float((dist.mode()[labelled] == teacher[labelled]).float().mean())
+    return nll, agreement
 
 
 def algorithm_of(cfg: KickstartFields) -> Any:
     """The SB3 algorithm class of a run: `KickstartedPPO` when it uses an imitation term or a
     critic warm-up, else sb3-contrib's MaskablePPO."""
-    if cfg.uses_kickstart_ppo:
-        from training.kickstart_ppo import KickstartedPPO
-
-        return KickstartedPPO
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO
+    return KickstartedPPO if cfg.uses_kickstart_ppo else MaskablePPO
 
 
 def configure_algorithm(model: Any, cfg: KickstartFields) -> None:
@@ -154,8 +268,4 @@ def with_teacher_labels(callback: Any, cfg: KickstartFields) -> Any:
     """`callback` plus the `TeacherLabels` callback when the run has a teacher."""
     if not cfg.kickstart_teacher:
         return callback
-    from stable_baselines3.common.callbacks import CallbackList
-
-    from training.kickstart_ppo import TeacherLabels
-
     return CallbackList([callback, TeacherLabels()])

@@ -23,42 +23,17 @@ from typing import Any
 
 import numpy as np
 
-OPPONENT_WEIGHTINGS = ("uniform", "pfsp")
-
-HEURISTICS = ("aggressive", "economic")
-"""The default `heuristic_opponents`."""
+from training.fields import HEURISTICS, OPPONENT_WEIGHTINGS, PoolFields, check_opponent_mix
 
 PAIRWISE_CHANCE = 0.5
 """The pairwise win rate between equals: the prior of an opponent not yet played."""
 
 
-def check_opponent_mix(p_self: float, p_heuristic: float, p_random: float) -> None:
-    """Raise ValueError unless the three shares of opponent seats (a snapshot of the learner, a
-    heuristic, the random policy) are each in [0, 1] and sum to 1."""
-    shares = {"p_self": p_self, "p_heuristic": p_heuristic, "p_random": p_random}
-    for name, value in shares.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ValueError(f"{name}={value!r} must be a probability in [0, 1]")
-    total = p_self + p_heuristic + p_random
-    if abs(total - 1.0) > 1e-6:
-        raise ValueError(
-            "the opponent mix p_self + p_heuristic + p_random must sum to 1 (the chances that "
-            f"a seat is a snapshot of the learner, a heuristic, the random policy); got "
-            f"{p_self} + {p_heuristic} + {p_random} = {total:g}"
-        )
-
-
 @lru_cache(maxsize=16)
 def _frozen(path: str) -> Any:
-    import torch
-
     from dune_env.policies.weights import WeightsPolicy
 
-    # Snapshots play in the environment processes, one per core: a thread pool per process
-    # would only compete for the cores (and spin while waiting, on a busy machine).  In the
-    # training process the callbacks set the threads of each phase again.
-    torch.set_num_threads(1)
-    return WeightsPolicy(path)
+    return WeightsPolicy(path)  # numpy inference: no torch thread pool in the env processes
 
 
 class FrozenPolicy:
@@ -78,7 +53,7 @@ class FrozenPolicy:
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One forward pass for all the games of a vector env waiting on this snapshot (no
         probability distribution is built: the greedy action is the masked argmax)."""
-        logits = self.network.logits(observations).numpy()
+        logits = self.network.logits(observations)
         legal = np.asarray(masks, dtype=bool).reshape(logits.shape)
         return np.where(legal, logits, -np.inf).argmax(axis=1)
 
@@ -301,3 +276,18 @@ def save_snapshot(model: Any, pool_dir: Path, step: int, max_pool: int) -> None:
         tensors, description = weight_paths(old)
         description.unlink()  # first: the pool lists descriptions
         tensors.unlink(missing_ok=True)
+
+
+def make_pool(pool: PoolFields, num_players: int, pool_dir: str | Path) -> OpponentPool:
+    """The opponent pool that `pool` configures, its snapshots and results in `pool_dir`."""
+    return OpponentPool(
+        str(pool_dir),
+        num_players,
+        pool.p_self,
+        pool.p_heuristic,
+        pool.opponent_weighting,
+        pool.pfsp_exponent,
+        pool.pfsp_prior_games,
+        tuple(pool.heuristic_opponents),
+        pool.p_random,
+    )

@@ -14,49 +14,29 @@ Read top to bottom: hyper-parameters, the environment adapter (RLlib wants the o
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 
 from dune_env.env_version import ENV_NAME
-from training.config_utils import RunConfig, config_from_cli
+from training.config_utils import ConfigKeyError, config_from_cli, flat_dict
+from training.fields import GroupedConfig, PPOFields, RunFields, group
 
 
 @dataclass
-class RLlibConfig(RunConfig):
-    """Hyper-parameters of the RLlib run (the shared fields are `RunConfig`'s)."""
+class RLlibFields:
+    """RLlib's own settings: the length of the run, sampling, the Ray cluster."""
 
-    config_name: str = "rllib"
-    """Name of the configuration; the run folder is
-    {out_dir}/{config_name}_{num_players}p_seed{seed} (unless `run_name` is set)."""
-    out_dir: str = "runs/rllib"
-    """Where checkpoints and the metrics log go; the run name is appended."""
-    resume: bool = True
-    """Continue from the run's checkpoint if it has one (the iterations already trained count
-    towards `iterations`); false starts the run again."""
     iterations: int = 20
     """Training iterations in all (each samples `train_batch_size` environment steps)."""
     train_batch_size: int = 4000
     """Agent steps per training iteration."""
-    minibatch_size: int = 256
-    """SGD minibatch size."""
-    num_epochs: int = 4
-    """Passes over each training batch."""
-    lr: float = 3e-4
-    """Adam learning rate."""
-    gamma: float = 0.995
-    """Discount factor (games last a few hundred agent steps)."""
-    entropy_coeff: float = 0.01
-    """Entropy bonus."""
-    hidden: tuple[int, ...] = (256, 256)
-    """Hidden layer sizes of the policy and value heads."""
     num_env_runners: int = 1
     """Sampling workers (processes, or remote actors on a cluster)."""
     address: str | None = None
@@ -66,10 +46,50 @@ class RLlibConfig(RunConfig):
     run_name: str | None = None
     """The run folder's name; defaults to {config_name}_{num_players}p_seed{seed}."""
 
+
+UNUSED_PPO_FIELDS = ("total_timesteps", "n_steps", "target_kl", "device", "torch_threads")
+"""PPO fields this recipe does not read (RLlib counts iterations of train_batch_size steps and
+places its learners itself): a value other than the default is refused, not ignored."""
+
+
+@dataclass(init=False)
+class RLlibConfig(GroupedConfig):
+    """Hyper-parameters of the RLlib run, by group (`training/fields.py`; the PPO group with
+    RLlib's own defaults for GAE lambda and the clip)."""
+
+    ALIASES: ClassVar[dict[str, str]] = {
+        "lr": "learning_rate",
+        "entropy_coeff": "ent_coef",
+        "hidden": "net_arch",
+        "num_epochs": "n_epochs",
+        "minibatch_size": "batch_size",
+    }
+    """The recipe's former key names (configs written before the shared PPO group)."""
+
+    run: RunFields = group(RunFields, config_name="rllib", out_dir="runs/rllib")
+    ppo: PPOFields = group(
+        PPOFields, n_epochs=4, gamma=0.995, gae_lambda=1.0, clip_range=0.3, ent_coef=0.01
+    )
+    rllib: RLlibFields = group(RLlibFields)
+
+    def __post_init__(self) -> None:
+        default = PPOFields()
+        changed = [k for k in UNUSED_PPO_FIELDS if getattr(self.ppo, k) != getattr(default, k)]
+        if changed:
+            raise ConfigKeyError(
+                f"{', '.join(changed)}: not used by the RLlib recipe (its run is `iterations` "
+                "of `train_batch_size` agent steps); leave them out"
+            )
+        if self.run.trust_checkpoints:
+            raise ConfigKeyError("trust_checkpoints: not used by the RLlib recipe; leave it out")
+
     @property
     def run_dir(self) -> Path:
-        name = self.run_name or f"{self.config_name}_{self.num_players}p_seed{self.seed}"
-        return Path(self.out_dir) / name
+        name = (
+            self.rllib.run_name
+            or f"{self.run.config_name}_{self.run.num_players}p_seed{self.run.seed}"
+        )
+        return Path(self.run.out_dir) / name
 
 
 # --- The environment, as RLlib's multi-agent API wants it --------------------------------------
@@ -144,10 +164,10 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
         .environment(
             f"{ENV_NAME}_rllib",
             # Masked sampling never plays an illegal action; "penalize" is the safety net.
-            env_config={"num_players": cfg.num_players, "illegal_action": "penalize"},
+            env_config={"num_players": cfg.run.num_players, "illegal_action": "penalize"},
             disable_env_checking=True,  # RLlib's checker steps unmasked random actions
         )
-        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=1)
+        .env_runners(num_env_runners=cfg.rllib.num_env_runners, num_envs_per_env_runner=1)
         .multi_agent(
             policies={"shared"},
             policy_mapping_fn=lambda agent_id, episode, **kw: "shared",
@@ -158,7 +178,7 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
                     "shared": RLModuleSpec(
                         module_class=ActionMaskingTorchRLModule,
                         model_config={
-                            "head_fcnet_hiddens": list(cfg.hidden),
+                            "head_fcnet_hiddens": list(cfg.ppo.net_arch),
                             "head_fcnet_activation": "relu",
                         },
                     )
@@ -166,14 +186,16 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
             )
         )
         .training(
-            train_batch_size_per_learner=cfg.train_batch_size,
-            minibatch_size=cfg.minibatch_size,
-            num_epochs=cfg.num_epochs,
-            lr=cfg.lr,
-            gamma=cfg.gamma,
-            entropy_coeff=cfg.entropy_coeff,
+            train_batch_size_per_learner=cfg.rllib.train_batch_size,
+            minibatch_size=cfg.ppo.batch_size,
+            num_epochs=cfg.ppo.n_epochs,
+            lr=cfg.ppo.learning_rate,
+            gamma=cfg.ppo.gamma,
+            lambda_=cfg.ppo.gae_lambda,
+            clip_param=cfg.ppo.clip_range,
+            entropy_coeff=cfg.ppo.ent_coef,
         )
-        .debugging(seed=cfg.seed)
+        .debugging(seed=cfg.run.seed)
     )
     return config.build_algo()
 
@@ -181,48 +203,48 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
 def connect(ray: Any, cfg: RLlibConfig) -> str | None:
     """Start a local Ray instance (address None) or join the cluster at `cfg.address`; on
     failure the reason in one line (no traceback), else None."""
+    address = cfg.rllib.address
     try:
-        if cfg.address is None:
-            ray.init(num_cpus=cfg.num_cpus, include_dashboard=False, log_to_driver=False)
+        if address is None:
+            ray.init(num_cpus=cfg.rllib.num_cpus, include_dashboard=False, log_to_driver=False)
         else:
-            ray.init(address=cfg.address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False)
     except Exception as exc:  # ConnectionError, RuntimeError, ValueError, ...
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
-        where = cfg.address or "a new local instance"
+        where = address or "a new local instance"
         hint = (
             " (start one with `ray start --head`, or leave --address out to train on a new "
             "local instance)"
-            if cfg.address == "auto"
+            if address == "auto"
             else ""
         )
         return f"cannot connect to the Ray cluster at {where}: {first.rstrip('.')}{hint}"
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    cfg = config_from_cli(
-        RLlibConfig, sys.argv[1:] if argv is None else argv, "python -m training.rllib_ppo"
-    )
+def train(cfg: RLlibConfig) -> str:
+    """Train (or resume) the run of `cfg` on Ray; what was trained, where the checkpoint is
+    and how to benchmark it."""
     import ray
 
     problem = connect(ray, cfg)
     if problem is not None:
-        print(f"rllib_ppo: {problem}", file=sys.stderr)
-        return 2
+        raise ConnectionError(problem)
     out = cfg.run_dir
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+    (out / "config.json").write_text(json.dumps(flat_dict(cfg), indent=2))
     algo = build_algorithm(cfg)
     checkpoint_dir = (out / "checkpoint").resolve()
-    if cfg.resume and (checkpoint_dir / "rllib_checkpoint.json").is_file():
+    if cfg.run.resume and (checkpoint_dir / "rllib_checkpoint.json").is_file():
         # Trusted: the checkpoint this run wrote in its own run folder (SECURITY.md).
         algo.restore_from_path(str(checkpoint_dir))
         print(f"resuming {out.name} after {algo.iteration} iterations")
+    finished_before = algo.iteration >= cfg.rllib.iterations
     log = (out / "metrics.jsonl").open("a")
     start = time.perf_counter()
     try:
-        while algo.iteration < cfg.iterations:
+        while algo.iteration < cfg.rllib.iterations:
             result = algo.train()
             iteration = algo.iteration
             runners = result.get("env_runners", {})
@@ -236,13 +258,33 @@ def main(argv: list[str] | None = None) -> int:
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(json.dumps(row))
-        checkpoint = algo.save(str(checkpoint_dir))
-        print(f"checkpoint: {getattr(checkpoint, 'checkpoint', checkpoint)}")
+        if not finished_before:
+            algo.save(str(checkpoint_dir))
     finally:
         log.close()
         algo.stop()
         ray.shutdown()
-    return 0
+    head = (
+        f"rllib_ppo: {out} is finished: {algo.iteration} iterations of {cfg.rllib.iterations} "
+        "(raise --iterations to train on, or --resume false to start again)"
+        if finished_before
+        else f"rllib_ppo: trained {out.name} to {algo.iteration} iterations"
+    )
+    model = out / "checkpoint"
+    players = cfg.run.num_players
+    return (
+        f"{head}\n  the model: {model} (an RLlib checkpoint: pickle-based, loaded only with "
+        f"--trust-checkpoints)\n  benchmark it:\n    python -m training.evaluate {model} "
+        f"--trust-checkpoints --players {players}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    from training.skeleton import command
+
+    argv = sys.argv[1:] if argv is None else argv
+    prog = "python -m training.rllib_ppo"
+    return command("rllib_ppo", lambda: config_from_cli(RLlibConfig, argv, prog), train)
 
 
 if __name__ == "__main__":

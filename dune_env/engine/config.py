@@ -56,7 +56,10 @@ class ConfigOption(NamedTuple):
         rules: the rule IDs it concerns ("—" for none), as docs/rules.md shows them.
         doc: what it changes (docs/rules.md's table).
         variant: it changes the rules an agent plays by, so agents see it in the
-            observation's `rules_variant` slice.
+            observation's `rules_variant` slice.  A rule variant added after `dune_v1` was
+            published (BATTLE-3's `battle_survives_fortress`) is declared `changes_rules`
+            only: one entry more would change the observation layout, which only an
+            environment version bump may do (CHANGELOG.md); it becomes a `variant` then.
         changes_rules: it is listed among the fields that change the rules (variants and
             rewards) rather than among those that set up the table or the interface.
         parameter: its OpenSpiel game parameter name ("" if it is none).
@@ -118,6 +121,7 @@ class GameConfig:
     guild_income_per_lander: bool = False
     strict_alliance_victory: bool = False
     smugglers_land_anywhere: bool = False
+    battle_survives_fortress: bool = False
     win_reward: float = 1.0
     loss_reward: float = -1.0
     skip_forced_decisions: bool = True
@@ -292,6 +296,18 @@ CONFIG_OPTIONS: Final[tuple[ConfigOption, ...]] = (
         variant=True,
         changes_rules=True,
         parameter="smugglers_land_anywhere",
+    ),
+    ConfigOption(
+        "battle_survives_fortress",
+        FLAG,
+        "BATTLE-3",
+        "`True`: when the fortress removes the attacker's last own unit in the region, the "
+        "battle still takes place (the ally's units, a lent leader and the attacker's own "
+        "leaders may fight), as the original decides the battle before the fortress acts "
+        "(p. 6); by default no battle is left there. Not yet in agents' `rules_variant` (see "
+        "docs/rules-notes.md)",
+        changes_rules=True,
+        parameter="battle_survives_fortress",
     ),
     ConfigOption(
         "win_reward",

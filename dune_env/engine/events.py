@@ -234,8 +234,11 @@ def _victory(a: dict[str, Any]) -> str:
     return f"Victory {_VICTORY[a['kind']]}: seat(s) {list(a['winners'])}."
 
 
-def _dice(mask: int) -> list[int]:
-    return [i for i in range(NUM_DICE) if mask >> i & 1]
+def dice_numbers(mask: int) -> str:
+    """The dice of `mask` as people number them, 1-7 (faction dice 1-4, region die 5, spice
+    die 6, Kanly die 7): "die 5", "dice 1, 2, 6".  The engine's die indices are 0-6."""
+    numbers = [str(i + 1) for i in range(NUM_DICE) if mask >> i & 1]
+    return f"{'die' if len(numbers) == 1 else 'dice'} {', '.join(numbers)}"
 
 
 def _dest(location: int) -> str:
@@ -258,8 +261,8 @@ _TEXT: Final[dict[int, Callable[[dict[str, Any]], str]]] = {
     _K.TURN_START: lambda a: (
         f"--- Round {a['round']}, seat {a['seat']} ({_F[a['faction']]}) takes the dice."
     ),
-    _K.ROLL: lambda a: f"Roll of dice {_dice(a['mask'])}: {describe_dice(a['faces'])}.",
-    _K.FIX: lambda a: f"{_F[a['faction']]} fixes dice {_dice(a['mask'])}.",
+    _K.ROLL: lambda a: f"Roll of {dice_numbers(a['mask'])}: {describe_dice(a['faces'])}.",
+    _K.FIX: lambda a: f"{_F[a['faction']]} fixes {dice_numbers(a['mask'])}.",
     _K.THUMPER_USED: lambda a: (
         f"{_F[a['faction']]} discards a Thumper to leave Shai-Hulud unfixed."
     ),
@@ -329,9 +332,10 @@ _TEXT: Final[dict[int, Callable[[dict[str, Any]], str]]] = {
         f"{_F[a['faction']]} sends {a['count']} committed leader(s) to its reserve."
     ),
     _K.PROPERTY: lambda a: (
-        f"Reorganisation in {_R[a['region']]}: "
-        f"{'nothing' if a['old_token'] == NO_ONE else TOKEN_NAMES[a['old_token']]} "
-        f"replaced by {TOKEN_NAMES[a['new_token']]}."
+        f"Reorganisation in {_R[a['region']]}: {_a(TOKEN_NAMES[a['new_token']])} is placed."
+        if a["old_token"] == NO_ONE
+        else f"Reorganisation in {_R[a['region']]}: the {TOKEN_NAMES[a['old_token']]} is "
+        f"replaced by {_a(TOKEN_NAMES[a['new_token']])}."
     ),
     _K.STORM_MOVE: lambda a: (
         f"The storm moves from sector {a['from_sector']} to sector {a['to_sector']}."

@@ -29,8 +29,8 @@ from ..engine.map_data import DEFAULT_MAP
 from ..engine.state import GameState, Phase, uidx
 
 MAP = DEFAULT_MAP
-_TOKEN_LETTER = ("F", "H", "O")
-_SHORT = ("Atr", "Hark", "Frem", "Tlx", "Corr", "Guild", "BG", "Smug")
+TOKEN_LETTERS = ("F", "H", "O")
+SHORT_FACTION_NAMES = ("Atr", "Hark", "Frem", "Tlx", "Corr", "Guild", "BG", "Smug")
 FACTION_COLOURS: tuple[tuple[int, int, int], ...] = (
     (46, 139, 87),  # Atreides: green
     (178, 34, 34),  # Harkonnen: red
@@ -88,7 +88,9 @@ def render_ansi(state: GameState) -> str:
             u = s.units[faction]
             regular, elite = u[uidx(region, 0)], u[uidx(region, 1)]
             if regular or elite:
-                parts.append(f"{_SHORT[faction]} {regular}" + (f"+{elite}S" if elite else ""))
+                parts.append(
+                    f"{SHORT_FACTION_NAMES[faction]} {regular}" + (f"+{elite}S" if elite else "")
+                )
         flags = ("*" if MAP.strategic[region] else " ") + ("~" if sector == s.storm_sector else " ")
         lines.append(
             f"{MAP.names[region]:<16}{sector if sector else '-':>4}{flags}"
@@ -311,7 +313,7 @@ def _draw_map(
         token = s.region_token[region]
         if token >= 0:
             draw.ellipse((x - 10, y - 46, x + 10, y - 26), fill=(255, 255, 255), outline=(0, 0, 0))
-            draw.text((x, y - 36), _TOKEN_LETTER[token], fill=(0, 0, 0), font=font, anchor="mm")
+            draw.text((x, y - 36), TOKEN_LETTERS[token], fill=(0, 0, 0), font=font, anchor="mm")
         index = 0
         for faction in range(len(FACTION_NAMES)):
             u = s.units[faction]
@@ -358,7 +360,11 @@ def _draw_dice_and_pool(
             width=3 if s.dice_fixed[die] else 1,
         )
         draw.text(
-            (bx + 16, y + 9), _SHORT[faction][:2], fill=(255, 255, 255), font=font, anchor="mm"
+            (bx + 16, y + 9),
+            SHORT_FACTION_NAMES[faction][:2],
+            fill=(255, 255, 255),
+            font=font,
+            anchor="mm",
         )
     y += 24
     spice = "worm" if faces[5] == 5 else str(faces[5] + 1)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
 from ..provenance import software_record
+from ..seatings import DEFAULT_SEATINGS, ROTATIONS
 from .outputs import CsvSink
 from .replayed import as_rows  # each game's rows from the replay of its decisions
 from .report import leaderboard, markdown_report, summarise, write_json, write_plots
@@ -127,7 +128,7 @@ def run_record(
     max_decisions: int,
     luck_samples: int = 0,
     luck_model: str = "",
-    seatings: str = "rotations",
+    seatings: str = DEFAULT_SEATINGS,
 ) -> dict[str, Any]:
     """The parameters that define a run's games (run.json; a resume must repeat them)."""
     record: dict[str, Any] = {
@@ -143,7 +144,7 @@ def run_record(
         record["luck_samples"] = luck_samples
     if luck_model:
         record["luck_model"] = luck_model
-    if seatings != "rotations":
+    if seatings != ROTATIONS:  # (absent: the rotations of runs before the seating designs)
         record["seatings"] = seatings
     return record
 
@@ -273,7 +274,7 @@ def _meta(
 ) -> dict[str, Any]:
     """summary.json's "meta": the run's parameters, how it was played, how long it took (the
     speed counts only the games played in this session: a resume keeps the others)."""
-    values = {"luck_samples": 0, "luck_model": "", "seatings": "rotations", **run}
+    values = {"luck_samples": 0, "luck_model": "", "seatings": ROTATIONS, **run}
     values |= {"games_requested": run["games"], **extra}
     meta = {key: values[key] for key in _META_KEYS}
     meta["seconds"] = elapsed
@@ -324,14 +325,14 @@ def run_benchmark(
     address: str | None = None,
     luck_samples: int = 0,
     luck_model: str = "",
-    seatings: str = "rotations",
+    seatings: str = DEFAULT_SEATINGS,
 ) -> BenchmarkResult:
     """Run `games` balanced games and write results.csv, summary.json, report.md and plots
     into `out_dir` (if given).  Rows are written as games finish.
 
-    `duplicate`: each deal under every rotation of the line-up (every seating with
-    `seatings="permutations"`; `schedule`), strength intervals over deals, paired head-to-head
-    differences.  `bootstrap`: resamples for the intervals (0: none).  `progress`: a bar.
+    `seatings`: how the line-up is seated (`dune_env.seatings`, default balanced).  `duplicate`:
+    a deal's seatings share one seed (`schedule`), intervals over deals, paired differences.
+    `bootstrap`: resamples for the intervals (0: none).  `progress`: a bar.
 
     Every game runs in a worker process: a policy that thinks longer than `move_timeout`
     seconds (default 60) over one decision, exceeds `max_decisions` in a game, raises, exits

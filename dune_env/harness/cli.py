@@ -16,8 +16,9 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..match import DEFAULT_MAX_DECISIONS, SEATINGS
+from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import policy_names
+from ..seatings import DEFAULT_SEATINGS, SEATINGS
 from .exits import bad_input_errors, interrupted, refused
 from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
 from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
@@ -63,16 +64,17 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--duplicate",
         action="store_true",
-        help="play each deal under every rotation of the line-up (same seed and dice);\n"
-        "--games must then be a multiple of --players",
+        help="duplicate deals: each deal (one seed, so the same dice) is played in every\n"
+        "seating of the design; --games must then be whole deals (24 games at 4 players)",
     )
     parser.add_argument(
         "--seatings",
         choices=list(SEATINGS),
-        default="rotations",
-        help="with --duplicate: the arrangements of each deal: the line-up's rotations\n"
-        "(default), or every distinct permutation (24 a deal for 4 different policies):\n"
-        "rotations keep the seat order, which biases a pairing (docs/baselines.md, Seat order)",
+        default=DEFAULT_SEATINGS,
+        help="how the line-up is arranged over the seats: 'balanced' (default): every\n"
+        "policy in every seat and just before every other equally often (n(n-1) games a\n"
+        "deal); 'permutations': every arrangement; 'rotations': the line-up's rotations,\n"
+        "which keep its seat order and bias a pairing (docs/baselines.md, Seat order)",
     )
     parser.add_argument(
         "--suite",
@@ -321,7 +323,7 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
             ("--players", args.players is not None),
             ("--games", args.games is not None),
             ("--duplicate", args.duplicate),
-            ("--seatings", args.seatings != "rotations"),
+            ("--seatings", args.seatings != DEFAULT_SEATINGS),
             ("--set", bool(args.set)),
             ("--luck-adjust", bool(args.luck_adjust)),
             ("--luck-model", bool(args.luck_model)),

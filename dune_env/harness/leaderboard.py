@@ -1,12 +1,19 @@
 """The published results of the standard suite, and where a new agent lands in them.
 
-    python -m dune_env.harness.leaderboard --from runs/suite_v2       # a finished suite's folder
-    python -m dune_env.harness.leaderboard --run --workers 1 --out runs/suite_v2  # play it first
+    python -m dune_env.harness.leaderboard --from runs/suite_v3       # a finished suite's folder
+    python -m dune_env.harness.leaderboard --run --workers 1 --out runs/suite_v3  # play it first
+    python -m dune_env.harness.leaderboard --from runs/suite_v3 --publish   # (maintainers)
 
-writes `docs/leaderboard.md` (a table per player count: strength with its 95% interval, win
-rate, control-win rate; the command, the build, the package and dependency versions, the git
-commit and the suite version that produced it) and its machine-readable copy
-`dune_env/harness/data/leaderboard_v<VERSION>.json`, shipped with the package.  After a suite,
+writes the page `leaderboard.md` (a table per player count: each policy's strength with its 95%
+interval, its paired difference to the row above, shared ranks where the games do not order two
+rows, win rate, control-win rate; the command, the build, the package and dependency versions,
+the git commit and the suite version that produced it) and its machine-readable copy
+`leaderboard_v<VERSION>.json` into the suite's folder, or where `--markdown` / `--json` say;
+`--publish` writes `docs/leaderboard.md` and the copy shipped with the package,
+`dune_env/harness/data/leaderboard_v<VERSION>.json`.  Nothing is written unless the whole table
+was built and checked: every file is read with bounds (size, depth, types, finite numbers), and
+what it writes is escaped (Markdown and HTML) or stripped of control characters (the terminal).
+After a suite,
 `dune-bench --suite standard --policies mine` prints `placement_text`: the candidates' rows among
 the published rows of the same player count, with a note when the published table was made by
 another suite version, build, seed or length.
@@ -17,11 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from .suite import DEALS, PLAYER_COUNTS, SUITE_NAME, SUITE_VERSION
+from .suite import PLAYER_COUNTS, SHORT_DEALS, SUITE_NAME, SUITE_VERSION
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_MARKDOWN = Path("docs") / "leaderboard.md"
@@ -40,13 +49,25 @@ def published_path(version: int = SUITE_VERSION, directory: Path | None = None) 
 # Building the table from a finished suite's folder
 
 
+MAX_JSON_BYTES = 20 << 20  # a suite's summary is a few hundred kB; a published table ~100 kB
+
+
 def _read_json(path: Path, what: str) -> Any:
+    """The JSON in `path`, read with bounds: a missing, linked, oversized, undecodable or too
+    deeply nested file is a LeaderboardError naming it (data, never a traceback)."""
     try:
+        if path.is_symlink():
+            raise LeaderboardError(f"{path} is a symbolic link; refusing to read it")
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise LeaderboardError(f"{path} has {size} bytes, more than {MAX_JSON_BYTES}: {what}")
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LeaderboardError(f"{path} is missing: {what}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LeaderboardError(f"{path} cannot be read as JSON ({exc})") from None
+    except RecursionError:
+        raise LeaderboardError(f"{path} is nested too deeply to be {what or 'a table'}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise LeaderboardError(f"{path} cannot be read as JSON ({_plain(str(exc))})") from None
 
 
 def _candidates(policies: list[str]) -> list[str]:
@@ -76,7 +97,7 @@ def suite_command(suite: dict[str, Any], out: str, workers: int = 1) -> str:
 
 def _row(name: str, entry: dict[str, Any], reference: str | None) -> dict[str, Any]:
     strength = 0.0 if name == reference else entry.get("strength")
-    return {
+    row = {
         "policy": name,
         "strength": strength,
         "strength_ci95": None if name == reference else entry.get("strength_ci95"),
@@ -86,6 +107,12 @@ def _row(name: str, entry: dict[str, Any], reference: str | None) -> dict[str, A
         "control_win_rate_ci95": entry["control_win_rate_ci95"],
         "seats": entry["seats_played"],
     }
+    if not (_is_row(row) and _is_count(row["seats"])):
+        raise LeaderboardError(
+            f"policy {_plain(name)!r}: its entry is not a summary's (needs finite numbers for "
+            "strength, win_rate, control_win_rate and seats_played, intervals as [low, high])"
+        )
+    return row
 
 
 def _by_strength(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -94,10 +121,21 @@ def _by_strength(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def count_table(summary: dict[str, Any]) -> dict[str, Any]:
-    """One player count's published part, from its summary.json."""
+    """One player count's published part, from its summary.json: the rows in the standings'
+    order (verdict.standings), each with its rank (shared when the paired difference to the
+    row above has an interval containing 0) and that difference.  LeaderboardError when the
+    summary does not have a summary's shape."""
+    from .verdict import standings
+
+    _check_summary(summary)
     fit = summary.get("strength_fit") or {}
     reference = fit.get("reference")
-    rows = [_row(name, entry, reference) for name, entry in summary["policies"].items()]
+    rows = []
+    for item in standings(summary):
+        row = _row(item["name"], summary["policies"][item["name"]], reference)
+        row["rank"], row["tied"] = item["rank"], item["tied"]
+        row["above_diff"], row["above_ci95"] = item["above_diff"], item["above_ci95"]
+        rows.append(row)
     meta = summary.get("meta", {})
     return {
         "games": summary["games"],
@@ -106,16 +144,53 @@ def count_table(summary: dict[str, Any]) -> dict[str, Any]:
         "lineups": meta.get("lineups"),
         "reference": reference,
         "cannot_tell_apart": summary.get("cannot_tell_apart"),
-        "rows": _by_strength(rows),
+        "rows": rows,
     }
+
+
+def _check_summary(summary: Any) -> None:
+    """LeaderboardError unless `summary` has what count_table reads, of the right types."""
+    ok = (
+        isinstance(summary, dict)
+        and isinstance(summary.get("policies"), dict)
+        and all(isinstance(k, str) and isinstance(v, dict) for k, v in summary["policies"].items())
+        and _is_count(summary.get("games"))
+        and isinstance(summary.get("strength_fit") or {}, dict)
+        and isinstance(summary.get("head_to_head") or [], list)
+        and all(isinstance(h, dict) for h in summary.get("head_to_head") or [])
+        and isinstance(summary.get("meta") or {}, dict)
+    )
+    if not ok:
+        raise LeaderboardError(
+            "a player count's summary.json is not a dune-bench summary (needs games and "
+            "policies -> entries, strength_fit, head_to_head, meta)"
+        )
+    for h in summary.get("head_to_head") or []:
+        if not (
+            isinstance(h.get("a"), str)
+            and isinstance(h.get("b"), str)
+            and (h.get("strength_diff") is None or _is_number(h.get("strength_diff")))
+            and _is_interval(h.get("strength_diff_ci95"))
+        ):
+            raise LeaderboardError("a head_to_head entry of summary.json is malformed")
 
 
 def build_table(run_dir: Path, command: str | None = None) -> dict[str, Any]:
     """The published table of the finished suite in `run_dir` (suite_summary.json and the
     per-player-count `Np/summary.json`); `command` defaults to the one that plays it."""
     suite = _read_json(run_dir / "suite_summary.json", "not a finished suite's folder")
-    if suite.get("suite") != SUITE_NAME or not isinstance(suite.get("version"), int):
-        raise LeaderboardError(f"{run_dir}/suite_summary.json does not describe a {SUITE_NAME}")
+    if (
+        not isinstance(suite, dict)
+        or suite.get("suite") != SUITE_NAME
+        or not _is_version(suite.get("version"))
+        or not isinstance(suite.get("policies", []), list)
+        or not all(isinstance(p, str) for p in suite.get("policies", []))
+        or not _is_count(suite.get("seed", 0))
+    ):
+        raise LeaderboardError(
+            f"{run_dir}/suite_summary.json does not describe a {SUITE_NAME} (suite, version 1 to "
+            f"{SUITE_VERSION}, policies, seed)"
+        )
     counts: dict[str, Any] = {}
     software: dict[str, Any] | None = None
     builds: dict[str, list[int]] = {}  # one line per software record -> its player counts
@@ -125,14 +200,21 @@ def build_table(run_dir: Path, command: str | None = None) -> dict[str, Any]:
         path = run_dir / f"{n}p" / "summary.json"
         if not path.exists():
             continue
-        summary = _read_json(path, "")
-        counts[str(n)] = count_table(summary)
+        summary = _read_json(path, "a player count's summary")
+        try:
+            counts[str(n)] = count_table(summary)
+        except (KeyError, TypeError) as exc:  # (count_table's reads, past _check_summary)
+            raise LeaderboardError(f"{path} is not a dune-bench summary ({exc!r})") from None
+        except LeaderboardError as exc:
+            raise LeaderboardError(f"{path}: {exc}") from None
         meta = summary.get("meta", {})
-        workers = max(workers, int(meta.get("workers") or 1))
+        workers = max(workers, meta["workers"] if _is_count(meta.get("workers")) else 1)
         software = software or meta.get("software")
         builds.setdefault(software_text(meta.get("software")).partition(";")[0], []).append(n)
         # A resumed session's time covers only what it played: no total then.
-        seconds = None if seconds is None or meta.get("resumed") else seconds + meta["seconds"]
+        took = meta.get("seconds")
+        fresh = not meta.get("resumed") and _is_number(took)
+        seconds = seconds + took if seconds is not None and fresh else None
     if not counts:
         raise LeaderboardError(f"{run_dir} holds no player count's summary.json (3p/ ... 6p/)")
     return {
@@ -163,6 +245,30 @@ def _software_note(builds: dict[str, list[int]]) -> str | None:
 # Rendering
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # ANSI escapes start with ESC (\x1b)
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+
+
+def _plain(text: Any, limit: int = 200) -> str:
+    """`text` safe to print on a terminal: control characters (ANSI escapes among them) shown
+    as "?", at most `limit` characters."""
+    value = _CONTROL.sub("?", str(text))
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def md(text: Any) -> str:
+    """`text` as literal Markdown text: HTML's specials as entities, Markdown's punctuation
+    escaped (no link, heading, table cell or code span can start from it), on one line."""
+    value = "".join(_HTML.get(c, c) for c in _plain(text, 500))
+    return _MARKDOWN.sub(r"\\\1", value)
+
+
+def _code(text: Any) -> str:
+    """`text` for inside a Markdown code span: no backtick, no control character."""
+    return _plain(text, 2000).replace("`", "'")
+
+
 def _interval(ci: list[float] | None, fmt: str) -> str:
     return "" if not ci else f" [{format(ci[0], fmt)}, {format(ci[1], fmt)}]"
 
@@ -185,6 +291,28 @@ TABLE_HEAD = [
     "| rank | policy | strength [95% CI] | win rate [95% CI] | control-win rate [95% CI] |",
     "|---:|---|---|---|---|",
 ]
+STANDINGS_HEAD = [
+    "| rank | policy | strength [95% CI] | minus the row above [95% CI] | win rate [95% CI] "
+    "| control-win rate [95% CI] |",
+    "|---:|---|---|---|---|---|",
+]
+
+
+def rank_text(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The row's rank, `3=` when shared (tables of suite v3 on; older ones: the position)."""
+    if "rank" not in row:
+        return str(rows.index(row) + 1)
+    shared = sum(1 for other in rows if other.get("rank") == row["rank"]) > 1
+    return f"{row['rank']}{'=' if shared else ''}"
+
+
+def step_text(row: dict[str, Any]) -> str:
+    """This row minus the row above, paired over deals, with its interval ("" for the first)."""
+    diff, ci = row.get("above_diff"), row.get("above_ci95")
+    if diff is None:
+        return ""
+    interval = _interval([-ci[1], -ci[0]], "+.2f") if ci else " [n/a: too few deals]"
+    return f"{-diff:+.2f}{interval}"
 
 
 def software_text(software: dict[str, Any] | None) -> str:
@@ -206,6 +334,7 @@ def render_markdown(table: dict[str, Any], generator: str) -> str:
     version = table["version"]
     short = " (short)" if table["short"] else ""
     seconds = table.get("playing_seconds")
+    by_count = table.get("software_by_player_count")
     lines = [
         f"# Leaderboard: {table['suite']} v{version}{short}",
         "",
@@ -215,40 +344,49 @@ def render_markdown(table: dict[str, Any], generator: str) -> str:
         "docs/baselines.md): each policy's faction-adjusted strength (log-odds against "
         "`random`, fitted on all games of the player count, 95% bootstrap interval over "
         "deals), its win rate and its control-win rate (END-1/END-2; Wilson 95% intervals, "
-        "per seat). Rows are ranked by strength; two rows whose intervals overlap are not "
-        "separated by these games (the paired head-to-head differences in each player count's "
-        "report.md of the run are tighter). `dune-bench --suite standard --policies YOUR_AGENT` "
-        "prints where your agent lands in these tables.",
+        "per seat). Rows are in order of strength; each row gives its difference to the row "
+        "above, paired over the deals both played (every policy meets every other at the "
+        "table, in seatings that cancel seat order), and a row whose difference's 95% interval "
+        "contains 0 shares the rank above (`=`). `dune-bench --suite standard --policies "
+        "YOUR_AGENT` prints where your agent lands in these tables.",
         "",
-        f"- **Command**: `{table['command']}`",
+        f"- **Command**: `{_code(table['command'])}`",
         f"- **Suite**: {table['suite']} v{version}{short}, seed {table['seed']}",
-        f"- **Software**: {software_text(table.get('software'))}",
+        f"- **Software**: {md(software_text(table.get('software')))}",
         *(
-            [f"- **Software by player count** (they differ): {table['software_by_player_count']}"]
+            [f"- **Software by player count** (they differ): {md(by_count)}"]
             if table.get("software_by_player_count")
             else []
         ),
         f"- **Generated by**: `{generator}` (machine-readable copy: "
         f"`dune_env/harness/data/leaderboard_v{version}.json`)",
-        *([f"- **Note**: {table['note']}"] if table.get("note") else []),
+        *([f"- **Note**: {md(table['note'])}"] if table.get("note") else []),
         "",
     ]
     for n, count in sorted(table["player_counts"].items(), key=lambda item: int(item[0])):
+        rows = count["rows"]
         lines += [
             f"## {n} players",
             "",
             f"{count['games']} games, {count['deals']} duplicate deals over "
             f"{len(count['lineups'] or [])} line-up(s).",
             "",
-            *TABLE_HEAD,
+            *STANDINGS_HEAD,
         ]
-        for rank, row in enumerate(count["rows"], 1):
+        for row in rows:
             lines.append(
-                f"| {rank} | {row['policy']} | {strength_text(row, count['reference'])} "
-                f"| {_rates(row)} |"
+                f"| {rank_text(row, rows)} | {md(row['policy'])} "
+                f"| {strength_text(row, count['reference'])} | {step_text(row)} | {_rates(row)} |"
             )
+        if any(row.get("tied") for row in rows):
+            lines += [
+                "",
+                "`=`: the paired difference to the row above has a 95% interval containing 0: "
+                "these games do not order the two.",
+            ]
         if count.get("cannot_tell_apart"):
-            lines += ["", f"The games cannot tell the policies apart: {count['cannot_tell_apart']}"]
+            why = md(count["cannot_tell_apart"])
+            lines += ["", f"The games cannot tell the policies apart: {why}"]
         lines.append("")
     if seconds:
         lines += [
@@ -280,7 +418,19 @@ def load_published(directory: Path | None = None) -> dict[str, Any] | None:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float (not a bool, NaN or infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) if isinstance(value, float) else abs(value) < 10**15
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**12
+
+
+def _is_version(value: Any) -> bool:
+    """A suite version this package knows of (1 .. SUITE_VERSION)."""
+    return _is_count(value) and 1 <= value <= SUITE_VERSION
 
 
 def _is_interval(value: Any) -> bool:
@@ -308,14 +458,17 @@ def _checked(table: Any, path: Path) -> dict[str, Any]:
     counts = table.get("player_counts") if isinstance(table, dict) else None
     good = (
         isinstance(counts, dict)
-        and isinstance(table.get("version"), int)
+        and _is_version(table.get("version"))
         and isinstance(table.get("suite"), str)
+        and all(k in {str(n) for n in range(3, 9)} for k in counts)
         and all(
             isinstance(count, dict)
             and isinstance(count.get("rows"), list)
             and all(_is_row(row) for row in count["rows"])
+            and (count.get("reference") is None or isinstance(count.get("reference"), str))
             for count in counts.values()
         )
+        and (table.get("software") is None or isinstance(table.get("software"), dict))
     )
     if not good:
         raise LeaderboardError(
@@ -336,16 +489,18 @@ def _notes(published: dict[str, Any], build: str | None, short: bool, seed: int)
     their_build = (published.get("software") or {}).get("build")
     if build and their_build and build != their_build:
         notes.append(
-            f"the published table was made on the {their_build} build, this run on the "
-            f"{build} build"
+            f"the published table was made on the {_plain(their_build, 40)} build, this run on "
+            f"the {_plain(build, 40)} build"
         )
     if short and not published.get("short"):
         notes.append(
-            f"this run is the short suite ({DEALS['standard-short']} deals per player count): "
-            "its intervals are wider than the published ones"
+            f"this run is the short suite ({', '.join(map(str, SHORT_DEALS.values()))} deals "
+            "at 3-6 players, no search reference): its intervals are wider than the published "
+            "ones"
         )
-    if seed != published.get("seed", 0):
-        notes.append(f"this run used seed {seed}, the published table {published.get('seed', 0)}")
+    their_seed = published.get("seed", 0)
+    if seed != their_seed:
+        notes.append(f"this run used seed {seed}, the published table {_plain(their_seed, 40)}")
     return notes
 
 
@@ -366,7 +521,8 @@ def placement_text(
     )
     lines = [
         f"{title}: {published['suite']} v{published['version']}, "
-        f"{software_text(published.get('software')).partition(';')[0]}. Strength is each run's "
+        f"{_plain(software_text(published.get('software')).partition(';')[0])}. Strength is each "
+        "run's "
         "log-odds against random; the same references play in both, so the scales match up to "
         "the fits' noise (compare this run's reference rows above with the published ones).",
     ]
@@ -386,7 +542,7 @@ def placement_text(
         for rank, row in enumerate(rows, 1):
             mine_row = row["mark"] == " (this run)"
             reference = ours["reference"] if mine_row else count.get("reference")
-            name = row["policy"] + row["mark"]
+            name = _plain(row["policy"]) + row["mark"]
             name = f"**{name}**" if mine_row else name
             lines.append(f"| {rank} | {name} | {strength_text(row, reference)} | {_rates(row)} |")
         lines += ["", *(_landing(row, rows, n) for row in new)]
@@ -394,7 +550,7 @@ def placement_text(
 
 
 def _label(row: dict[str, Any]) -> str:
-    return row["policy"] + row.get("mark", "")
+    return _plain(row["policy"]) + row.get("mark", "")
 
 
 def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
@@ -403,7 +559,7 @@ def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
     others = [r for r in rows if r.get("mark") != " (this run)" and r["policy"] != row["policy"]]
     own = [r for r in rows if r.get("mark") == " (published)" and r["policy"] == row["policy"]]
     if row["strength"] is None:
-        return f"- {row['policy']}: no strength at {n} players (see the table above)."
+        return f"- {_plain(row['policy'])}: no strength at {n} players (see the table above)."
     above = [r for r in others if r["strength"] is not None and r["strength"] > row["strength"]]
     below = [r for r in others if r not in above]
     where = []
@@ -416,7 +572,7 @@ def _landing(row: dict[str, Any], rows: list[dict[str, Any]], n: int) -> str:
         value = below[0]["strength"]
         where.append(f"above {_label(below[0])} ({'–' if value is None else f'{value:+.2f}'})")
     return (
-        f"- {row['policy']}: {row['strength']:+.2f}{published}, rank {len(above) + 1} of "
+        f"- {_plain(row['policy'])}: {row['strength']:+.2f}{published}, rank {len(above) + 1} of "
         f"{len(others) + 1} at {n} players, {' and '.join(where)}."
     )
 
@@ -438,15 +594,46 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=1, help="with --run: worker processes")
     parser.add_argument("--resume", action="store_true", help="with --run: continue --out")
     parser.add_argument(
-        "--markdown", default=str(DEFAULT_MARKDOWN), help=f"default {DEFAULT_MARKDOWN}"
+        "--markdown", default=None, help="the page (default: leaderboard.md in the suite's folder)"
     )
     parser.add_argument("--note", default=None, help="a sentence for the page, e.g. how it ran")
     parser.add_argument(
         "--json",
         default=None,
-        help="the machine-readable copy (default: the package's data/leaderboard_v<VERSION>.json)",
+        help="the machine-readable copy (default: leaderboard_v<VERSION>.json in the suite's "
+        "folder)",
+    )
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help=f"write the published table: {DEFAULT_MARKDOWN} and the package's "
+        "data/leaderboard_v<VERSION>.json (maintainers)",
     )
     return parser
+
+
+def write_text_file(path: Path, text: str) -> None:
+    """Write `path` whole or not at all (a temporary file renamed over it), never through a
+    symbolic link."""
+    if path.is_symlink():
+        raise LeaderboardError(f"{path} is a symbolic link; refusing to write through it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
+def _outputs(args: argparse.Namespace, folder: Path, version: int) -> tuple[Path, Path]:
+    """Where the page and the JSON go: asked for, published (--publish), else the folder."""
+    if args.publish:
+        markdown, data = DEFAULT_MARKDOWN, published_path(version)
+    else:
+        markdown, data = folder / "leaderboard.md", folder / f"leaderboard_v{version}.json"
+    return (
+        Path(args.markdown) if args.markdown else markdown,
+        Path(args.json) if args.json else data,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -456,8 +643,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.run:
         if not args.resume and folder.is_dir() and any(folder.iterdir()):
             print(
-                f"leaderboard: --out {folder} is not empty; add --resume to continue that "
-                "suite, or choose another --out",
+                f"leaderboard: --out {_plain(folder)} is not empty; add --resume to continue "
+                "that suite, or choose another --out",
                 file=sys.stderr,
             )
             return 2
@@ -467,26 +654,31 @@ def main(argv: list[str] | None = None) -> int:
         try:
             run_suite(None, workers=args.workers, out_dir=folder, progress=True, resume=args.resume)
         except bad_input_errors() as exc:
-            print(f"leaderboard: {exc}", file=sys.stderr)
+            print(f"leaderboard: {_plain(exc, 500)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             again = f"--run --resume --workers {args.workers} --out {folder}"
-            print(f"\nleaderboard: interrupted; continue with {again}", file=sys.stderr)
+            print(f"\nleaderboard: interrupted; continue with {_plain(again)}", file=sys.stderr)
             return 130
         command = f"dune-bench --suite standard --workers {args.workers} --out {folder}"
     try:
         table = build_table(folder, command)
+        if args.note:
+            table["note"] = args.note
+        _checked(json.loads(json.dumps(table)), folder / "suite_summary.json")
+        generator = f"python -m dune_env.harness.leaderboard --from {folder}"
+        page = render_markdown(table, generator + (" --publish" if args.publish else ""))
+        markdown, data = _outputs(args, folder, table["version"])
+        # Everything is built and checked before anything is written.
+        write_text_file(data, json.dumps(table, indent=2, sort_keys=True) + "\n")
+        write_text_file(markdown, page)
     except LeaderboardError as exc:
-        print(f"leaderboard: {exc}", file=sys.stderr)
+        print(f"leaderboard: {_plain(exc, 500)}", file=sys.stderr)
         return 2
-    generator = f"python -m dune_env.harness.leaderboard --from {folder}"
-    if args.note:
-        table["note"] = args.note
-    json_path = Path(args.json) if args.json else published_path(table["version"])
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    Path(args.markdown).write_text(render_markdown(table, generator), encoding="utf-8")
-    print(f"wrote {args.markdown} and {json_path}")
+    except OSError as exc:
+        print(f"leaderboard: cannot write the table ({_plain(exc, 300)})", file=sys.stderr)
+        return 2
+    print(f"wrote {_plain(markdown)} and {_plain(data)}")
     return 0
 
 

@@ -15,9 +15,17 @@ from typing import Any
 
 from ..provenance import build_sentence
 from .outputs import open_output, write_output
-from .stats import Z95, GameOutcome, StrengthFit, fit_strength, wilson_interval
+from .stats import (
+    MIN_INTERVAL_UNITS,
+    Z95,
+    GameOutcome,
+    StrengthFit,
+    fit_strength,
+    too_few_units,
+    wilson_interval,
+)
 from .types import GameFailure, SeatResult
-from .verdict import cannot_tell_apart, legend, ranked, verdicts
+from .verdict import cannot_tell_apart, legend, rank_label, ranked, standings, verdicts
 
 
 def is_control_win(row: SeatResult) -> bool:
@@ -71,11 +79,12 @@ def _rate(successes: int, trials: int) -> dict[str, Any]:
 
 
 def head_to_head(
-    rows: Sequence[SeatResult], fit_pairs: dict[Any, Any], luck_adjusted: bool = False
+    rows: Sequence[SeatResult], fit: StrengthFit | None = None, luck_adjusted: bool = False
 ) -> list[dict[str, Any]]:
-    """Paired differences between every two policies over duplicate deals: strength (from the
-    fit's bootstrap) and control-win rate (mean over deals of the per-deal difference of the
-    per-seat rates, normal 95% interval; luck-adjusted control scores when `luck_adjusted`)."""
+    """Paired differences between every two policies over duplicate deals: strength (the
+    fit's estimates, with the interval of its bootstrap when it has one) and control-win rate
+    (mean over deals of the per-deal difference of the per-seat rates, normal 95% interval
+    from MIN_INTERVAL_UNITS deals on; luck-adjusted control scores when `luck_adjusted`)."""
     deals: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for r in rows:
         cell = deals[r.seed][r.policy]
@@ -93,7 +102,8 @@ def head_to_head(
             k = len(diffs)
             mean = math.fsum(diffs) / k if k else 0.0
             sd = math.sqrt(math.fsum((x - mean) ** 2 for x in diffs) / (k - 1)) if k > 1 else 0.0
-            half = Z95 * sd / math.sqrt(k) if k > 1 else None  # no interval from < 2 deals
+            # (no interval from fewer than MIN_INTERVAL_UNITS deals: too_few_units says why)
+            half = Z95 * sd / math.sqrt(k) if k >= MIN_INTERVAL_UNITS else None
             item: dict[str, Any] = {
                 "a": a,
                 "b": b,
@@ -103,10 +113,10 @@ def head_to_head(
                     [mean - half, mean + half] if half is not None else None
                 ),
             }
-            pair = fit_pairs.get((a, b))
-            if pair is not None:
-                item["strength_diff"] = pair[0]
-                item["strength_diff_ci95"] = [pair[1], pair[2]]
+            if fit is not None and a in fit.strength and b in fit.strength:
+                item["strength_diff"] = fit.strength[a] - fit.strength[b]
+                pair = fit.pair_ci95.get((a, b))
+                item["strength_diff_ci95"] = [pair[1], pair[2]] if pair is not None else None
             out.append(item)
     return out
 
@@ -133,8 +143,10 @@ def summarise(
     if games:
         fit = fit_strength(outcomes(rows, luck_adjusted), reference, bootstrap=bootstrap, seed=seed)
     policies: dict[str, Any] = {}
+    neighbours = by_neighbour(games)
     for name, items in sorted(by_policy.items()):
         policies[name] = _policy_entry(name, items, fit)
+        policies[name]["by_neighbour"] = neighbours.get(name, {})
     kinds: dict[str, int] = defaultdict(int)
     for g in games:
         kinds[g[0].win_kind] += 1
@@ -155,7 +167,7 @@ def summarise(
         "duplicate": duplicate,
     }
     if duplicate and fit is not None:
-        summary["head_to_head"] = head_to_head(rows, fit.pair_ci95, luck_adjusted)
+        summary["head_to_head"] = head_to_head(rows, fit, luck_adjusted)
     if luck_adjusted:
         summary["luck_adjusted"] = luck_record(rows, by_policy, reference, bootstrap, seed)
     summary["cannot_tell_apart"] = cannot_tell_apart(summary)
@@ -186,7 +198,7 @@ def luck_record(
         "strength fit, head_to_head and rates use the adjusted scores",
         "policies": per_policy,
         "strength_fit_unadjusted": raw.to_dict(),
-        "head_to_head_unadjusted": head_to_head(rows, raw.pair_ci95),
+        "head_to_head_unadjusted": head_to_head(rows, raw),
     }
 
 
@@ -227,6 +239,42 @@ def _policy_entry(name: str, items: list[SeatResult], fit: StrengthFit | None) -
     return entry
 
 
+NEIGHBOUR_SIDES = ("before", "after")  # the policy acting just before / just after a seat
+
+
+def by_neighbour(games: Sequence[Sequence[SeatResult]]) -> dict[str, dict[str, Any]]:
+    """Per policy and side ("before": the seat acting just before it, "after": just after), per
+    neighbouring policy: seats, win rate and control-win rate with Wilson 95% intervals.  Play
+    passes clockwise (DEF-9), so "before" is the previous seat number, wrapping round."""
+    cells: dict[str, dict[str, dict[str, list[int]]]] = defaultdict(
+        lambda: {side: defaultdict(lambda: [0, 0, 0]) for side in NEIGHBOUR_SIDES}
+    )
+    for game in games:
+        n = len(game)
+        for r in game:
+            for side, step in zip(NEIGHBOUR_SIDES, (-1, 1), strict=True):
+                cell = cells[r.policy][side][game[(r.seat + step) % n].policy]
+                cell[0] += 1
+                cell[1] += int(r.won)
+                cell[2] += int(is_control_win(r))
+    return {
+        name: {
+            side: {
+                other: {
+                    "seats": c[0],
+                    "win_rate": c[1] / c[0],
+                    "win_rate_ci95": list(wilson_interval(c[1], c[0])),
+                    "control_win_rate": c[2] / c[0],
+                    "control_win_rate_ci95": list(wilson_interval(c[2], c[0])),
+                }
+                for other, c in sorted(by_side[side].items())
+            }
+            for side in NEIGHBOUR_SIDES
+        }
+        for name, by_side in sorted(cells.items())
+    }
+
+
 def _by_value(items: list[SeatResult], key: str) -> dict[str, Any]:
     """Seats and wins (with Wilson 95% intervals) for each value of the rows' `key`."""
     groups: dict[str, list[int]] = defaultdict(list)
@@ -260,6 +308,8 @@ def strength_cells(name: str, summary: dict[str, Any]) -> tuple[str, str]:
     if summary.get("cannot_tell_apart") is not None:
         return "n/a ‡", "–"
     value = "–" if strength is None else f"{strength:+.2f}"
+    if not p.get("strength_ci95") and (summary.get("strength_fit") or {}).get("interval_note"):
+        return value + mark, "n/a"
     return value + mark, _interval(p.get("strength_ci95"), "+.2f")
 
 
@@ -288,23 +338,59 @@ def leaderboard(summary: dict[str, Any]) -> str:
         notes = [
             f"† {name}: {p['strength_note']}" for name, p in ranked(summary) if "strength_note" in p
         ]
+    interval_note = fit.get("interval_note")
+    if interval_note:
+        notes.append(f"n/a: {interval_note}")
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
+def standings_table(summary: dict[str, Any]) -> str:
+    """The policies strongest first with their rank and the paired difference to the policy
+    above (verdict.standings): `2=` where the interval of that difference contains 0."""
+    items = standings(summary)
+    lines = [
+        "| rank | policy | strength | 95% CI | minus the policy above | 95% CI |",
+        "|---:|---|---:|---|---:|---|",
+    ]
+    for item in items:
+        value, interval = strength_cells(item["name"], summary)
+        diff, ci = item["above_diff"], item["above_ci95"]
+        # (shown as this policy minus the one above: <= 0 by the ranking)
+        step = "" if diff is None else f"{-diff:+.2f}"
+        step_ci = "" if diff is None else _interval([-ci[1], -ci[0]] if ci else None, "+.2f")
+        lines.append(
+            f"| {rank_label(item, items)} | {item['name']} | {value} | {interval} "
+            f"| {step} | {'n/a' if step_ci == '–' else step_ci} |"
+        )
+    tied = [item["name"] for item in items if item["tied"]]
+    if tied:
+        lines += [
+            "",
+            "`=`: the paired difference to the policy above has a 95% interval containing 0 "
+            "(or no interval): these games do not order them.",
+        ]
+    return "\n".join(lines)
+
+
 def head_to_head_table(summary: dict[str, Any]) -> str:
+    """The paired differences as a Markdown table ("n/a" where the deals give no interval)."""
     lines = [
         "| a | b | deals | strength a − b | 95% CI | control-win rate a − b | 95% CI |",
         "|---|---|---:|---:|---|---:|---|",
     ]
     for h in summary.get("head_to_head", []):
         diff = h.get("strength_diff")
+        enough = h["deals"] >= MIN_INTERVAL_UNITS  # deals for an interval
         lines.append(
             f"| {h['a']} | {h['b']} | {h['deals']} "
             f"| {'–' if diff is None else f'{diff:+.2f}'} "
-            f"| {_interval(h.get('strength_diff_ci95'), '+.2f')} "
+            f"| {_interval(h.get('strength_diff_ci95'), '+.2f') if enough else 'n/a'} "
             f"| {h['control_win_rate_diff']:+.1%} "
-            f"| {_interval(h['control_win_rate_diff_ci95'], '+.1%')} |"
+            f"| {_interval(h['control_win_rate_diff_ci95'], '+.1%') if enough else 'n/a'} |"
         )
+    short = [h["deals"] for h in summary.get("head_to_head", []) if h["deals"] < MIN_INTERVAL_UNITS]
+    if short:
+        lines += ["", f"n/a: {too_few_units(min(short))}."]
     return "\n".join(lines)
 
 
@@ -318,6 +404,57 @@ METHOD_NOTE = (
 )
 
 
+def neighbour_section(summary: dict[str, Any]) -> list[str]:
+    """report.md's "By neighbour" tables (none when no policy has neighbour results)."""
+    if not any(p.get("by_neighbour") for p in summary["policies"].values()):
+        return []
+    out = [
+        "## By neighbour (control-win rate [95% CI], seats)",
+        "",
+        "Each policy's control-win rate by the policy acting just before it (the previous "
+        "seat: play passes clockwise) and just after it. Under the balanced seatings every "
+        "policy meets every neighbour equally often, so these differences do not reach the "
+        "strengths; they say how much this game's results depend on the table.",
+        "",
+    ]
+    names = sorted(summary["policies"])
+    for side in NEIGHBOUR_SIDES:
+        out += [f"Neighbour acting just {side} it:", ""]
+        out += _rate_table(
+            summary,
+            names,
+            lambda p, c, side=side: p.get("by_neighbour", {}).get(side, {}).get(c),
+            "control_win_rate",
+        )
+    return out
+
+
+def design_phrase(summary: dict[str, Any], meta: dict[str, Any]) -> str:
+    """How the games were seated, in words: "duplicate deals of 24 balanced seatings" ..."""
+    from ..seatings import DESCRIPTIONS, ROTATIONS
+
+    seatings = str(meta.get("seatings", ROTATIONS))
+    what = DESCRIPTIONS.get(seatings, seatings).split(";")[0]
+    if summary.get("duplicate"):
+        return f"duplicate deals, each in {what}"
+    return f"one seed a game, seated in {what}"
+
+
+def seat_order_warning(meta: dict[str, Any]) -> str:
+    """Why a rotations run's pairings are biased, when they are (3+ different policies)."""
+    from ..seatings import ROTATIONS
+
+    if str(meta.get("seatings", ROTATIONS)) != ROTATIONS or len(set(meta["policies"])) < 3:
+        return ""
+    return (
+        "these games keep the line-up's cyclic order (--seatings rotations), so each policy "
+        "always sits just before the same other one; with three or more different policies "
+        "that seat order moves a paired difference as much as play does (a copy of the "
+        "strategist reads about -0.5 log-odds against it). Use the default balanced seatings "
+        "for verdicts (docs/baselines.md, Seat order)."
+    )
+
+
 def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     out = ["# dune-env benchmark", ""]
     if summary.get("incomplete"):
@@ -326,18 +463,17 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
             f"{meta.get('games_requested', '?')} games played (interrupted).",
             "",
         ]
-    mode = (
-        f"duplicate deals (every {meta.get('seatings', 'rotations')[:-1]} of the line-up)"
-        if summary.get("duplicate")
-        else ("seat- and faction-rotated games")
-    )
     out.append(
-        f"{summary['games']} games of {meta['num_players']} players ({mode}), seed "
-        f"{meta['seed']}, policies {', '.join(meta['policies'])}; mean length "
+        f"{summary['games']} games of {meta['num_players']} players "
+        f"({design_phrase(summary, meta)}), seed {meta['seed']}, "
+        f"policies {', '.join(meta['policies'])}; mean length "
         f"{summary['mean_rounds']:.2f} rounds, {summary['mean_decisions']:.0f} decisions; "
         f"{meta.get('games_per_second', 0):.1f} games/s on {meta['workers']} worker(s)"
         f"{' (Ray tasks)' if meta.get('backend') == 'ray' else ''}."
     )
+    warning = seat_order_warning(meta)
+    if warning:
+        out += ["", f"**Seat order**: {warning}"]
     if meta.get("software"):
         out += ["", f"Software: {build_sentence(meta['software'])} (summary.json: meta.software)."]
     if summary.get("luck_adjusted"):
@@ -373,19 +509,13 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
             out.append(f"| {f} | {v:+.2f} | {_interval(fit['faction_ci95'].get(f), '+.2f')} |")
         out.append("")
     if summary.get("head_to_head"):
+        out += ["## Standings", "", standings_table(summary), ""]
         out += ["## Head to head (paired over deals)", "", head_to_head_table(summary), ""]
     for title, key in (("By faction", "by_faction"), ("By seat", "by_seat")):
-        out += [f"## {title} (win rate, seats)", ""]
+        out += [f"## {title} (win rate [95% CI], seats)", ""]
         columns = sorted({k for p in summary["policies"].values() for k in p[key]})
-        out.append("| policy | " + " | ".join(columns) + " |")
-        out.append("|---|" + "---:|" * len(columns))
-        for name, p in ranked(summary):
-            cells = []
-            for c in columns:
-                cell = p[key].get(c)
-                cells.append(f"{cell['win_rate']:.0%} ({cell['seats']})" if cell else "–")
-            out.append(f"| {name} | " + " | ".join(cells) + " |")
-        out.append("")
+        out += _rate_table(summary, columns, lambda p, c, key=key: p[key].get(c), "win_rate")
+    out += neighbour_section(summary)
     if summary["failed_games"]:
         out += ["## Failed games", ""]
         out += [
@@ -394,6 +524,25 @@ def markdown_report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         ]
         out.append("")
     return "\n".join(out)
+
+
+def _rate_table(
+    summary: dict[str, Any], columns: Sequence[str], cell_of: Any, rate: str
+) -> list[str]:
+    """A Markdown table: a row per policy (leaderboard order), a column per value, each cell
+    `rate [low, high] (seats)` from `cell_of(policy entry, column)` (None: "–")."""
+    lines = ["| policy | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for name, p in ranked(summary):
+        cells = []
+        for c in columns:
+            cell = cell_of(p, c)
+            if not cell:
+                cells.append("–")
+                continue
+            low, high = cell[f"{rate}_ci95"]
+            cells.append(f"{cell[rate]:.0%} [{low:.0%}, {high:.0%}] ({cell['seats']})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def _errors(values: list[float], intervals: list[Any]) -> list[list[float]]:

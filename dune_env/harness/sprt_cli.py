@@ -48,7 +48,7 @@ def add_sprt_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="DEALS",
-        help="deals per step of the test (default 16)",
+        help="deals per step of the test (default: the fewest holding 48 games)",
     )
     group.add_argument(
         "--sprt-metric",
@@ -68,7 +68,9 @@ def run_sprt_command(
     """`dune-bench --sprt`: exit 0 when decided, 3 when undecided at the maximum, 1 when a game
     failed, 2 on bad arguments, 130 on interruption.  `options`: what every run takes from the
     command line (the output folder `out_dir` among them)."""
-    from .sprt import SprtDesign
+    from ..match import lineup
+    from ..seatings import deal_seatings
+    from .sprt import SprtDesign, default_block
     from .sprt_run import run_sprt
 
     out = options["out_dir"]
@@ -79,7 +81,6 @@ def run_sprt_command(
             ("--suite", bool(args.suite)),
             ("--games", args.games is not None),
             ("--save-replays", bool(args.save_replays)),
-            ("--seatings", args.seatings != "rotations"),
         )
         if given
     ]
@@ -98,17 +99,20 @@ def run_sprt_command(
         return 2
     try:
         delta0, delta1 = args.sprt_delta or (0.0, 0.03)
+        players = 4 if args.players is None else args.players
+        per_deal = len(deal_seatings(lineup(args.policies, players), args.seatings))
         design = SprtDesign(
             delta0=delta0,
             delta1=delta1,
             alpha=0.05 if args.alpha is None else args.alpha,
             beta=0.05 if args.beta is None else args.beta,
-            block=16 if args.sprt_block is None else args.sprt_block,
+            block=default_block(per_deal) if args.sprt_block is None else args.sprt_block,
         )
         result = run_sprt(
             args.policies,
-            num_players=4 if args.players is None else args.players,
+            num_players=players,
             max_games=args.max_games,
+            seatings=args.seatings,
             seed=args.seed,
             design=design,
             metric=args.sprt_metric or "control",

@@ -1,8 +1,9 @@
 """`dune-bench --sprt`: play duplicate deals of A (the first policy) against B (the second) one
 block at a time until the sequential test (harness/sprt.py) decides, or `max_games` is reached.
 
-The games are those of `schedule(..., duplicate=True)` for `max_games`, in deal order; each
-block of deals is played (in parallel), then the test is run again over all the whole deals.
+The games are those of `schedule(..., duplicate=True, seatings=...)` for `max_games`, in deal
+order (a deal: every seating of the line-up's design, `dune_env.seatings`); each block of deals
+is played (in parallel), then the test is run again over all the whole deals.
 Extra games finished in the block that decides are kept in results.csv but not counted.  The
 folder holds run.json (with the test's design: --resume refuses another one), results.csv,
 summary.json (the decision and the LLR trace), report.md and sprt.png.
@@ -16,8 +17,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..match import DEFAULT_MAX_DECISIONS, GameSpec, schedule
+from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
 from ..provenance import software_record
+from ..seatings import DEFAULT_SEATINGS, deal_seatings
 from .benchmark import (
     check_luck,
     check_options,
@@ -30,7 +32,16 @@ from .benchmark import (
 )
 from .outputs import CsvSink
 from .report import save_figure, write_json
-from .sprt import H0, H1, Decision, SprtDesign, deal_scores, decide, fixed_sample_deals
+from .sprt import (
+    H0,
+    H1,
+    Decision,
+    SprtDesign,
+    deal_scores,
+    decide,
+    default_block,
+    fixed_sample_deals,
+)
 from .types import GameFailure, SeatResult
 
 DEFAULT_MAX_GAMES = 4000  # rounded down to whole blocks
@@ -51,15 +62,16 @@ class SprtResult:
     out_dir: Path | None
 
 
-def complete_deals(rows: list[SeatResult], num_players: int) -> list[SeatResult]:
-    """The rows of the complete deals 0, 1, ... up to the first incomplete one."""
-    games: dict[int, int] = {}
+def complete_deals(rows: list[SeatResult], num_players: int, per_deal: int) -> list[SeatResult]:
+    """The rows of the complete deals 0, 1, ... (`per_deal` games each) up to the first
+    incomplete one."""
+    seats: dict[int, int] = {}
     for r in rows:
-        games[r.game // num_players] = games.get(r.game // num_players, 0) + 1
+        seats[r.game // per_deal] = seats.get(r.game // per_deal, 0) + 1
     complete = 0
-    while games.get(complete, 0) == num_players * num_players:
+    while seats.get(complete, 0) == per_deal * num_players:
         complete += 1
-    return [r for r in rows if r.game // num_players < complete]
+    return [r for r in rows if r.game // per_deal < complete]
 
 
 def _fmt(value: float, metric: str) -> str:
@@ -74,18 +86,22 @@ def sprt_summary(
     design: SprtDesign,
     metric: str,
     luck_adjusted: bool = False,
+    per_deal: int | None = None,
 ) -> dict[str, Any]:
-    """The test over the finished deals: decision, deals and games used, the trace, and the
-    estimate of the effect over the deals used (of luck-adjusted scores if `luck_adjusted`)."""
+    """The test over the finished deals (`per_deal` games each; default: the player count, as
+    rotations): decision, deals and games used, the trace, and the estimate of the effect over
+    the deals used (of luck-adjusted scores if `luck_adjusted`)."""
     import statistics
 
     a, b = policies[0], policies[1]
-    scores = deal_scores(complete_deals(rows, num_players), a, b, metric, luck_adjusted)
+    per_deal = num_players if per_deal is None else per_deal
+    rows = complete_deals(rows, num_players, per_deal)
+    scores = deal_scores(rows, a, b, metric, luck_adjusted)
     decision = decide(scores, design)
     used = scores[: decision.deals]
     mean = statistics.fmean(used) if used else 0.0
     sd = statistics.stdev(used) if len(used) > 1 else 0.0
-    finished = decision.decision != "undecided" or len(scores) * num_players >= max_games
+    finished = decision.decision != "undecided" or len(scores) * per_deal >= max_games
     words = WORDS[decision.decision].format(
         a=a, b=b, d0=_fmt(design.delta0, metric), d1=_fmt(design.delta1, metric), games=max_games
     )
@@ -100,14 +116,15 @@ def sprt_summary(
         "decision_text": words if finished else "not finished (interrupted or a game failed)",
         "finished": finished,
         "deals_used": decision.deals,
-        "games_used": decision.deals * num_players,
+        "games_per_deal": per_deal,
+        "games_used": decision.deals * per_deal,
         "deals_played": len(scores),
         "max_games": max_games,
         "llr": decision.llr,
         "trace": [
             {
                 "deals": (i + 1) * design.block,
-                "games": (i + 1) * design.block * num_players,
+                "games": (i + 1) * design.block * per_deal,
                 "llr": v,
             }
             for i, v in enumerate(decision.trace)
@@ -115,7 +132,7 @@ def sprt_summary(
         "effect": mean,
         "effect_se": sd / len(used) ** 0.5 if used else 0.0,
         "deal_sd": sd,
-        "fixed_sample_games": (fixed_sample_deals(sd, design) * num_players if sd > 0 else None),
+        "fixed_sample_games": (fixed_sample_deals(sd, design) * per_deal if sd > 0 else None),
     }
 
 
@@ -129,7 +146,7 @@ def sprt_text(summary: dict[str, Any]) -> str:
         f"H0 effect <= {_fmt(d['delta0'], 'control')}, H1 effect >= "
         f"{_fmt(d['delta1'], 'control')}, alpha {d['alpha']}, beta {d['beta']}",
         f"decision: {s['decision_text']}",
-        f"used {s['games_used']} games ({s['deals_used']} deals of {summary['num_players']} "
+        f"used {s['games_used']} games ({s['deals_used']} deals of {s['games_per_deal']} "
         f"games, in blocks of {d['block']} deals); LLR {s['llr']:+.2f}, bounds "
         f"[{s['bounds'][0]:+.2f}, {s['bounds'][1]:+.2f}]; played {summary['games']} games",
         f"effect over the deals used: {_fmt(s['effect'], 'control')} (SE {s['effect_se']:.1%})",
@@ -153,9 +170,11 @@ def sprt_report(summary: dict[str, Any]) -> str:
         "| games | deals | LLR |\n|---:|---:|---:|\n"
         + trace
         + f"\n\n{meta['policies']} at {summary['num_players']} players, seed {meta['seed']}, "
-        f"at most {s['max_games']} games; {meta['seconds']:.1f} s. Method: generalized SPRT "
-        "(normal model, variance estimated under each hypothesis) on block means of the "
-        'per-deal difference (docs/baselines.md, "Sequential testing").\n'
+        f"at most {s['max_games']} games; {meta['seconds']:.1f} s; seated in "
+        f"{meta.get('seatings', 'rotations')} seatings. Method: Wald's SPRT on the per-deal "
+        "difference, normal model with the variance estimated from the deals so far, no "
+        "decision before a quarter of the fixed-size test's deals "
+        '(docs/baselines.md, "Sequential testing").\n'
     )
 
 
@@ -184,6 +203,7 @@ def _checked_max_games(
     design: SprtDesign,
     metric: str,
     num_players: int,
+    per_deal: int,
     max_games: int | None,
     seed: int,
     workers: int | None,
@@ -195,16 +215,39 @@ def _checked_max_games(
 
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
-    unit = num_players * design.block
+    unit = per_deal * design.block
     if max_games is None:
         max_games = max(2 * unit, DEFAULT_MAX_GAMES - DEFAULT_MAX_GAMES % unit)
     check_options(num_players, max_games, seed, workers, config)
     if max_games % unit or max_games < 2 * unit:
         raise ValueError(
             f"max games {max_games}: the test plays blocks of {design.block} deals of "
-            f"{num_players} games; give a multiple of {unit} of at least {2 * unit}"
+            f"{per_deal} games; give a multiple of {unit} of at least {2 * unit}"
         )
     return max_games
+
+
+def _sized(
+    policies: list[str],
+    num_players: int,
+    seatings: str,
+    design: SprtDesign | None,
+    metric: str,
+    max_games: int | None,
+    seed: int,
+    workers: int | None,
+    config: dict[str, Any] | None,
+) -> tuple[int, SprtDesign, int]:
+    """The games a deal, the test's design (default: `default_block` deals a block) and the
+    checked maximum number of games."""
+    if len(policies) < 2 or policies[0] == policies[1]:
+        raise ValueError("the sequential test compares the first two policies: give two different")
+    per_deal = len(deal_seatings(lineup(policies, num_players), seatings))
+    design = design or SprtDesign(block=default_block(per_deal))
+    max_games = _checked_max_games(
+        design, metric, num_players, per_deal, max_games, seed, workers, config
+    )
+    return per_deal, design, max_games
 
 
 def _play_blocks(
@@ -245,6 +288,7 @@ def _sprt_meta(
     keys = ("policies", "num_players", "seed", "config", "max_decisions")
     return {
         **{k: run[k] for k in keys},
+        "seatings": run.get("seatings", "rotations"),
         "luck_samples": run.get("luck_samples", 0),
         "luck_model": run.get("luck_model", ""),
         "max_games": max_games,
@@ -277,32 +321,36 @@ def run_sprt(
     address: str | None = None,
     luck_samples: int = 0,
     luck_model: str = "",
+    seatings: str = DEFAULT_SEATINGS,
 ) -> SprtResult:
     """Test "policies[0] beats policies[1] by at least design.delta1" against "by at most
-    design.delta0" on duplicate deals, stopping at the decision or at `max_games` (a multiple
-    of the games of a block, num_players * design.block; default: the largest up to 4000).
-    Other arguments as run_benchmark.  A failed game stops the test (undecided; --resume
-    plays it again).  On KeyboardInterrupt the summary of the finished deals is written
-    before the interrupt is re-raised.  `luck_samples` > 0: the test runs on luck-adjusted
-    scores (harness/luck.py; `luck_model`: as in run_benchmark)."""
+    design.delta0" on duplicate deals of the `seatings` design, stopping at the decision or at
+    `max_games` (whole blocks; default: the most up to 4000).  `design` None: the default
+    hypotheses, blocks of `sprt.default_block` deals.  Other arguments as run_benchmark (with
+    `luck_samples`, on luck-adjusted scores).  A failed game stops the test (undecided; --resume
+    plays it again); on KeyboardInterrupt the finished deals' summary is written first."""
     from .backends import open_backend
     from .outputs import progress_bar
 
     check_luck(luck_samples, luck_model)
     luck, chance = bool(luck_samples), (luck_samples, luck_model)
-    design = design or SprtDesign()
-    max_games = _checked_max_games(design, metric, num_players, max_games, seed, workers, config)
-    unit = num_players * design.block
-    if len(policies) < 2 or policies[0] == policies[1]:
-        raise ValueError("the sequential test compares the first two policies: give two different")
-    timeout = checked_timeout(move_timeout)
+    per_deal, design, max_games = _sized(
+        policies, num_players, seatings, design, metric, max_games, seed, workers, config
+    )
+    unit, timeout = per_deal * design.block, checked_timeout(move_timeout)
     policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    specs = schedule(policies, num_players, max_games, seed, config, True, *chance)
-    run = run_record(policies, num_players, max_games, seed, config, True, max_decisions, *chance)
+    specs = schedule(policies, num_players, max_games, seed, config, True, *chance, seatings)
+    run = run_record(
+        policies, num_players, max_games, seed, config, True, max_decisions, *chance, seatings
+    )
     run["sprt"] = {**asdict(design), "metric": metric}
     directory = Path(out_dir) if out_dir is not None else None
     rows: list[SeatResult] = []
     failures: list[GameFailure] = []
+
+    def tested() -> dict[str, Any]:  # the test over the deals finished so far
+        return sprt_summary(rows, policies, num_players, max_games, design, metric, luck, per_deal)
+
     start = time.perf_counter()
     with open_backend(backend, workers, timeout, max_decisions, address) as pool:
         sink = None
@@ -313,8 +361,7 @@ def run_sprt(
             bar.update(len({r.game for r in rows}))
 
         def undecided() -> bool:
-            summary = sprt_summary(rows, policies, num_players, max_games, design, metric, luck)
-            return bool(summary["decision"] == "undecided")
+            return bool(tested()["decision"] == "undecided")
 
         interrupted = _play_blocks(pool, specs, unit, undecided, rows, failures, sink, bar)
     rows.sort(key=lambda r: (r.game, r.seat))
@@ -323,14 +370,15 @@ def run_sprt(
         "games": len({r.game for r in rows}),
         "incomplete": interrupted,
         "failures": [asdict(f) for f in failures],
-        "sprt": sprt_summary(rows, policies, num_players, max_games, design, metric, luck),
+        "sprt": tested(),
     }
     summary["meta"] = _sprt_meta(run, max_games, pool.size, backend, resume, start)
     if directory is not None:
         _write_sprt_outputs(directory, summary, failures, plots)
     if interrupted:
         raise KeyboardInterrupt
-    scores = deal_scores(complete_deals(rows, num_players), policies[0], policies[1], metric, luck)
+    a, b = policies[0], policies[1]
+    scores = deal_scores(complete_deals(rows, num_players, per_deal), a, b, metric, luck)
     return SprtResult(decide(scores, design), rows, failures, summary, directory)
 
 

@@ -39,6 +39,16 @@ import numpy as np
 
 Z95 = 1.959963984540054
 PRIOR_SD = 4.0  # log-odds: weak (a strength of 4 is a 55-fold odds ratio)
+# Fewer resampling units (deals, or games when not paired) than this give no interval: a
+# bootstrap over 2 deals can only return a few values, often one (an interval of zero width).
+MIN_INTERVAL_UNITS = 10
+
+
+def too_few_units(units: int, what: str = "deals") -> str:
+    """Why no interval is given for `units` deals (or games)."""
+    return (
+        f"no interval: {units} {what} (at least {MIN_INTERVAL_UNITS} are needed for a 95% interval)"
+    )
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -87,6 +97,10 @@ class StrengthFit:
     bootstrap_failures: int = 0
     notes: dict[str, str] = field(default_factory=dict)  # per policy: why its value is marked
     converged: bool = True
+    interval_note: str = ""  # why there are no intervals (too few deals), else ""
+    # fit_strength(context=...): per term ("seat", "before", "after"), each level's effect
+    context_effect: dict[str, dict[str, float]] = field(default_factory=dict)
+    log_likelihood: float = 0.0  # at the estimate (with the prior's term): for likelihood ratios
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,14 +117,36 @@ class StrengthFit:
             "bootstrap_failures": self.bootstrap_failures,
             "converged": self.converged,
             "notes": self.notes,
+            **({"interval_note": self.interval_note} if self.interval_note else {}),
+            **({"context_effect": self.context_effect} if self.context_effect else {}),
         }
 
 
+# What `fit_strength(context=...)` may add: the seat, the policy sitting just before (acting
+# just before) or just after each seat; "before2", "after3", ...: two, three seats away.
+CONTEXT_TERMS = ("seat", "before", "after")
+
+
+def _neighbour_shift(term: str, n: int) -> int | None:
+    """How far `np.roll` moves the seats' policies for a neighbour term ("before" -> 1,
+    "after2" -> -2); None for a term that is not one."""
+    for side, sign in (("before", 1), ("after", -1)):
+        rest = term[len(side) :]
+        if term.startswith(side) and (rest == "" or (rest.isdigit() and 0 < int(rest) < n)):
+            return sign * (int(rest) if rest else 1)
+    return None
+
+
 class _Design:
-    """The games as arrays: policy and faction index per seat, winner masks."""
+    """The games as arrays: policy index per seat, the index of each seat's level in every
+    sum-to-zero group of effects (faction first, then the context terms), winner masks."""
 
     def __init__(
-        self, games: Sequence[GameOutcome], policies: list[str], factions: list[str]
+        self,
+        games: Sequence[GameOutcome],
+        policies: list[str],
+        factions: list[str],
+        context: Sequence[str] = (),
     ) -> None:
         pi = {p: i for i, p in enumerate(policies)}
         fi = {f: i for i, f in enumerate(factions)}
@@ -119,9 +155,19 @@ class _Design:
             raise ValueError("the strength fit takes games of one player count at a time")
         self.n = n
         self.num_policies = len(policies)
-        self.num_factions = len(factions)
         self.pol = np.array([[pi[p] for p in g.policies] for g in games], dtype=np.int64)
-        self.fac = np.array([[fi[f] for f in g.factions] for g in games], dtype=np.int64)
+        fac = np.array([[fi[f] for f in g.factions] for g in games], dtype=np.int64)
+        # Each group: (index array (G, n), number of levels).  The context terms: the seat, and
+        # the policy sitting just before (acting just before) and just after each seat.
+        self.groups: list[tuple[np.ndarray, int]] = [(fac, len(factions))]
+        for term in context:
+            shift = _neighbour_shift(term, n)
+            if term == "seat":
+                self.groups.append((np.broadcast_to(np.arange(n), self.pol.shape).copy(), n))
+            elif shift is not None:
+                self.groups.append((np.roll(self.pol, shift, axis=1), len(policies)))
+            else:
+                raise ValueError(f"context term {term!r}: use any of {', '.join(CONTEXT_TERMS)}")
         self.solo = np.array([len(g.winners) == 1 for g in games])
         # (a game without a winner is fitted only by its scores: its `first` is unused)
         first = np.array([g.winners[0] if g.winners else 0 for g in games], dtype=np.int64)
@@ -133,26 +179,42 @@ class _Design:
             raise ValueError("either every game has luck-adjusted scores or none has")
         self.target = np.array([g.scores for g in games], dtype=float) if all(soft) else None
 
+    @property
+    def num_factions(self) -> int:
+        return self.groups[0][1]
+
+    @property
+    def num_params(self) -> int:
+        return self.num_policies - 1 + sum(levels - 1 for _, levels in self.groups)
+
     def take(self, rows: np.ndarray) -> _Design:
         other = _Design.__new__(_Design)
-        other.n, other.num_policies, other.num_factions = (
-            self.n,
-            self.num_policies,
-            self.num_factions,
-        )
-        for name in ("pol", "fac", "solo", "first", "second"):
+        other.n, other.num_policies = self.n, self.num_policies
+        for name in ("pol", "solo", "first", "second"):
             setattr(other, name, getattr(self, name)[rows])
+        other.groups = [(index[rows], levels) for index, levels in self.groups]
         other.target = self.target[rows] if self.target is not None else None
         return other
 
 
-def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.ndarray]:
-    """Minus the log posterior and its gradient.  x = free policy params (all but `ref`)
-    followed by free faction params (all but the last, which is minus their sum)."""
+def _effects(x: np.ndarray, d: _Design, ref: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The policy strengths (`ref` at 0) and every group's effects (summing to 0) from the
+    free parameters x: all policies but `ref`, then each group's levels but its last."""
     theta = np.insert(x[: d.num_policies - 1], ref, 0.0)
-    free_phi = x[d.num_policies - 1 :]
-    phi = np.append(free_phi, -free_phi.sum())
-    u = theta[d.pol] + phi[d.fac]  # (G, n)
+    effects, at = [], d.num_policies - 1
+    for _, levels in d.groups:
+        free = x[at : at + levels - 1]
+        effects.append(np.append(free, -free.sum()))
+        at += levels - 1
+    return theta, effects
+
+
+def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.ndarray]:
+    """Minus the log posterior and its gradient in the free parameters (`_effects`)."""
+    theta, effects = _effects(x, d, ref)
+    u = theta[d.pol]  # (G, n)
+    for (index, _), effect in zip(d.groups, effects, strict=True):
+        u = u + effect[index]
     u_max = u.max(axis=1, keepdims=True)
     e = np.exp(u - u_max)
     p = e / e.sum(axis=1, keepdims=True)
@@ -160,14 +222,16 @@ def _neg_log_likelihood(x: np.ndarray, d: _Design, ref: int) -> tuple[float, np.
         ll, grad_u = _soft_terms(u - u_max, e, p, d.target)
     else:
         ll, grad_u = _winner_terms(p, d)
-    grad_theta = np.bincount(d.pol.ravel(), grad_u.ravel(), d.num_policies)
-    grad_phi = np.bincount(d.fac.ravel(), grad_u.ravel(), d.num_factions)
-    prior = 0.5 * (theta @ theta + phi @ phi) / PRIOR_SD**2
-    value = -float(ll.sum()) + prior
-    g_theta = -grad_theta + theta / PRIOR_SD**2
-    g_phi_full = -grad_phi + phi / PRIOR_SD**2
-    g_free_phi = g_phi_full[:-1] - g_phi_full[-1]
-    return value, np.concatenate([np.delete(g_theta, ref), g_free_phi])
+    flat = grad_u.ravel()
+    g_theta = -np.bincount(d.pol.ravel(), flat, d.num_policies) + theta / PRIOR_SD**2
+    prior = theta @ theta
+    gradient = [np.delete(g_theta, ref)]
+    for (index, levels), effect in zip(d.groups, effects, strict=True):
+        prior += effect @ effect
+        g_full = -np.bincount(index.ravel(), flat, levels) + effect / PRIOR_SD**2
+        gradient.append(g_full[:-1] - g_full[-1])
+    value = -float(ll.sum()) + 0.5 * prior / PRIOR_SD**2
+    return value, np.concatenate(gradient)
 
 
 def _soft_terms(
@@ -225,9 +289,9 @@ def _maximise(d: _Design, ref: int, x0: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def _unpack(x: np.ndarray, d: _Design, ref: int) -> tuple[np.ndarray, np.ndarray]:
-    theta = np.insert(x[: d.num_policies - 1], ref, 0.0)
-    free_phi = x[d.num_policies - 1 :]
-    return theta, np.append(free_phi, -free_phi.sum())
+    """The policy strengths and the faction effects of the free parameters x."""
+    theta, effects = _effects(x, d, ref)
+    return theta, effects[0]
 
 
 def choose_reference(policies: Sequence[str]) -> str:
@@ -240,9 +304,16 @@ def fit_strength(
     reference: str | None = None,
     bootstrap: int = 200,
     seed: int = 0,
+    context: Sequence[str] = (),
 ) -> StrengthFit:
     """Fit policy strengths and faction effects; 95% percentile intervals from `bootstrap`
     resamples of the games' groups (duplicate deals, or single games).
+
+    `context`: further sum-to-zero effects in every seat's utility, any of `CONTEXT_TERMS`:
+    the seat, the policy sitting just before it, the policy just after it (their estimates in
+    `StrengthFit.context_effect`).  Under a balanced seating design they leave the strengths'
+    point estimates nearly where they were (benchmarks/seat_effects.py measures what they do
+    to the intervals).
 
     The result is a function of the *set* of games: their order does not matter."""
     # Canonical order (the fit and the bootstrap never see the input order).
@@ -270,14 +341,22 @@ def fit_strength(
         fit.notes[reference] = "no game had a winner: nothing to fit"
         return fit
     ref = policies.index(reference)
-    d = _Design(with_winner, policies, factions)
-    x0 = np.zeros(len(policies) - 1 + len(factions) - 1)
-    x, ok = _maximise(d, ref, x0)
+    d = _Design(with_winner, policies, factions, context)
+    x, ok = _maximise(d, ref, np.zeros(d.num_params))
     fit.converged = ok
-    theta, phi = _unpack(x, d, ref)
+    fit.log_likelihood = -_neg_log_likelihood(x, d, ref)[0]
+    theta, effects = _effects(x, d, ref)
+    phi = effects[0]
     fit.strength = {p: float(theta[i]) for i, p in enumerate(policies)}
     fit.faction_effect = {f: float(phi[i]) for i, f in enumerate(factions)}
+    for term, effect in zip(context, effects[1:], strict=True):
+        levels = [str(s) for s in range(d.n)] if term == "seat" else policies
+        fit.context_effect[term] = {k: float(v) for k, v in zip(levels, effect, strict=True)}
     if bootstrap <= 0:
+        return fit
+    units = len({g.group for g in with_winner})
+    if units < MIN_INTERVAL_UNITS:
+        fit.interval_note = too_few_units(units)
         return fit
     thetas, phis = _bootstrap_fits(fit, d, ref, x, with_winner, bootstrap, seed)
     fit.bootstrap_samples = len(thetas)

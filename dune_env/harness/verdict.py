@@ -25,6 +25,11 @@ LEGEND = (
     "- time-out win: nobody won by the end of round 6, so the Spacing Guild's seat wins "
     "(END-5, 'Guild'), or the Bene Gesserit's if it predicted that (END-6, 'BG'); the faction "
     "held, not the play, decides it, and the strength fit credits it to the faction.",
+    "- no winner: nobody won by the end of round 6 and nobody plays the Guild (END-5: every "
+    "player loses), common where factions outnumber seats (about two games in three at 3 "
+    "players, one in six at 4, among the heuristics); such a game says nothing about who is "
+    "stronger and the strength fit leaves it out (report.md counts them under 'Win kinds'; "
+    "with --luck-adjust every game counts, through its seats' luck).",
     "- cannot tell apart: the games hold no evidence about the policies (no control win, or a "
     "degenerate fit); more games, or policies that win by control, are needed.",
 )
@@ -105,6 +110,7 @@ WORDS = {
     "cannot tell apart": "cannot tell apart",
     "zero-width": "cannot tell apart (zero-width interval)",
     "no interval": "no interval (bootstrap 0), so not known to be above or below",
+    "too few deals": "no interval (too few deals), so not known to be above or below",
 }
 
 
@@ -116,7 +122,8 @@ def judgement(name: str, summary: dict[str, Any]) -> str:
     if summary.get("cannot_tell_apart") is not None or entry.get("strength") is None:
         return "cannot tell apart"
     if not ci:
-        return "no interval"
+        interval_note = (summary.get("strength_fit") or {}).get("interval_note")
+        return "too few deals" if interval_note else "no interval"
     low, high = ci
     if high - low < ZERO_WIDTH:
         return "zero-width"
@@ -153,3 +160,44 @@ def verdicts(summary: dict[str, Any], names: Sequence[str] | None = None) -> lis
         )
     lines += [verdict_line(n, summary) for n in chosen if n in summary["policies"]]
     return lines
+
+
+def standings(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The policies strongest first, each with its rank and the paired strength difference to
+    the policy ranked just above it (from the fit's bootstrap over deals, summary
+    "head_to_head"): a policy whose difference's 95% interval contains 0 shares the rank of
+    the one above it (`tied`), so only orders the games resolve are shown.  Without a paired
+    interval (too few deals, no bootstrap) a policy is tied with the one above it too.
+
+    Each item: name, rank (competition ranking: 1, 2, 2, 4), tied, and `above_diff` /
+    `above_ci95` (None for the first)."""
+    pairs: dict[tuple[str, str], tuple[float, list[float] | None]] = {}
+    for h in summary.get("head_to_head") or []:
+        if h.get("strength_diff") is None:
+            continue
+        ci = h.get("strength_diff_ci95")
+        pairs[(h["a"], h["b"])] = (h["strength_diff"], ci)
+        pairs[(h["b"], h["a"])] = (-h["strength_diff"], [-ci[1], -ci[0]] if ci else None)
+    out: list[dict[str, Any]] = []
+    for position, (name, _entry) in enumerate(ranked(summary), 1):
+        item: dict[str, Any] = {
+            "name": name,
+            "rank": position,
+            "tied": False,
+            "above_diff": None,
+            "above_ci95": None,
+        }
+        if out:
+            above = out[-1]
+            diff, ci = pairs.get((above["name"], name), (None, None))
+            item["above_diff"], item["above_ci95"] = diff, ci
+            if ci is None or ci[0] <= 0.0 <= ci[1]:
+                item["rank"], item["tied"] = above["rank"], True
+        out.append(item)
+    return out
+
+
+def rank_label(item: dict[str, Any], items: Sequence[dict[str, Any]]) -> str:
+    """ "3" for a rank held alone, "3=" for a shared one."""
+    shared = sum(1 for other in items if other["rank"] == item["rank"]) > 1
+    return f"{item['rank']}{'=' if shared else ''}"

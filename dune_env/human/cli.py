@@ -4,15 +4,17 @@
     dune-play --web                       # the same in the browser, on http://127.0.0.1:8765/
 
 In the terminal: the board as text, your legal options by number, each decision explained in
-one line with its rule IDs (docs/rules.md); dice are picked one at a time.  u undoes your last
-decision, s FILE saves the game in progress, l FILE loads one, h shows the commands and how to
-play.  The bots' moves are narrated.  Opponents fill the other seats in seat order (the list
-repeats if short).
+one line with its rule IDs (docs/rules.md); dice are numbered 1-7 and picked one at a time.
+u undoes your last decision, s FILE saves the game in progress, l FILE loads one, h shows the
+commands, how to play and every token and term.  The bots' moves are narrated, and the game
+waits for Enter after their turns (keys typed while they play are dropped).  Opponents fill the
+other seats in seat order (the list repeats if short).
 """
 
 from __future__ import annotations
 
 import argparse
+import array
 import sys
 
 from ..replay.cli import HelpFormatter
@@ -75,10 +77,30 @@ def main(argv: list[str] | None = None) -> int:
             return None
 
     try:
-        return run(session, read, sys.stdout)
+        return run(session, read, sys.stdout, drop_typeahead)
     except KeyboardInterrupt:
         print("\nInterrupted.")
         return 130
+
+
+def drop_typeahead() -> bool:
+    """Discard what was typed on the terminal but not read yet (keys pressed while the bots
+    played), so that it never lands on the next decision; True if anything was there.  Does
+    nothing when the input is not a terminal (a script's lines are all meant)."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        import fcntl
+        import termios
+    except ImportError:  # pragma: no cover - not a POSIX terminal
+        return False
+    try:
+        waiting = array.array("i", [0])
+        fcntl.ioctl(sys.stdin.fileno(), termios.FIONREAD, waiting)
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except OSError:
+        return False
+    return waiting[0] > 0
 
 
 if __name__ == "__main__":

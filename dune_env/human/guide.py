@@ -1,14 +1,21 @@
 """What `dune-play` tells a newcomer, in one place for the terminal and the web page.
 
-- `explain(kind)`: one line on what a decision means, with its rule IDs (the decision's
-  `DecisionSpec.rules`, the IDs of docs/rules.md);
-- `HOW_TO_PLAY`: the game in a few lines, for the help;
+- `decision_title(kind)`, `explain(kind)`: a decision's name for people and one line on what it
+  means, with its rule IDs (the decision's `DecisionSpec.rules`, the IDs of docs/rules.md);
+- `HOW_TO_PLAY` and `GLOSSARY`: the game in a few lines and its tokens and terms (Fortress,
+  Harvester, Snooper, Shield, CHOAM, Sardaukar...), for the help of both front ends;
 - dice one at a time: FIX_DICE's legal options are subsets of the rolled dice (up to 127); the
   front ends let the player pick dice one by one (`pickable_dice`, `can_fix`) and play the
-  subset as the one action it is, so the action space is unchanged;
-- `auto_notices`: what the engine did for you since your last decision, and why (a forced
-  decision, a movement with nothing to move); `game_over_text`: why the game ended;
+  subset as the one action it is, so the action space is unchanged.  Dice are numbered 1-7 for
+  people everywhere (the event log too: `engine.events.dice_numbers`);
+- `row_notices`: what the engine did for you in one history row, and why (a forced decision, a
+  movement with nothing to move), placed in the story by `session.PlaySession`;
+  `game_over_text`: why the game ended;
 - `page_guide`: all of it as the web page's JSON (the page itself holds no rule).
+
+What the position means for the decision at hand (the storm's forecast, who can reach a
+movement target, the bid's running total) is in `situation.py`; the story of the game as told
+to the player (the bots' rolls condensed, what hit you marked) in `story.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +23,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..engine import Game
-from ..engine.constants import FACTION_DIE_SYMBOLS, FACTION_NAMES, KANLY_NAMES, SHAI_HULUD_FACE
+from ..engine.constants import (
+    FACTION_DIE_SYMBOLS,
+    FACTION_NAMES,
+    KANLY_NAMES,
+    SHAI_HULUD_FACE,
+    Faction,
+)
 from ..engine.decisions import DecisionKind, describe_option, spec_of
 from ..engine.events import EventKind
 from ..engine.map_data import DEFAULT_MAP
@@ -42,7 +55,7 @@ EXPLANATIONS: Final[dict[DecisionKind, str]] = {
         "Set aside (fix) at least one of the dice just rolled; the others are rolled again "
         "until all 7 are fixed. A Shai-Hulud on the spice die must be fixed."
     ),
-    DecisionKind.PITER_DE_VRIES: "Piter De Vries: you may turn the Kanly die to Poison.",
+    DecisionKind.PITER_DE_VRIES: "Harkonnen: you may turn the Kanly die to Poison.",
     DecisionKind.AXOLOTL_SYMBOL: "Axolotl tanks: choose the die symbol you recruit with.",
     DecisionKind.ALLY_OFFER: (
         "Offer an alliance for this turn to a faction whose symbol shows on a faction die, or "
@@ -105,30 +118,167 @@ EXPLANATIONS: Final[dict[DecisionKind, str]] = {
     ),
 }
 
-HOW_TO_PLAY: Final = f"""How to play (the full rules, with every rule ID: {RULES_DOC}):
-  Goal: at the end of your own turn control 3 of the 5 strategic regions (marked *), by having
-    units there; allies (5+ players) win together with 4. After 6 rounds the Guild wins.
-  Your turn: 1 roll the 7 dice, fixing some after each roll; 2 maybe offer an alliance;
-    3 recruit: each faction die with your symbol puts a unit from your reserve on your card;
-    4 Kanly die: harm an enemy or take a token; 5 land units from your card (1 spice each, the
-    spice die pays); 6 move units into a target region of the region die's sector; 7 fight
-    every region you share with an enemy: both sides secretly commit units and leaders, the
-    stronger wins; 8 maybe change the target's property token; 9 the storm may move.
-  Each decision says what it means and its rule IDs; the engine plays a decision with one
-    legal option for you, and says so."""
+# Each decision kind's name for people (proper names spelt as docs/rules.md spells them).
+TITLES: Final[dict[DecisionKind, str]] = {
+    DecisionKind.CHOOSE_FACTION: "Choose your faction",
+    DecisionKind.ATREIDES_START: "Atreides start",
+    DecisionKind.HARKONNEN_START: "Harkonnen start",
+    DecisionKind.BG_PREDICTION: "Bene Gesserit prediction",
+    DecisionKind.FIX_DICE: "Fix dice",
+    DecisionKind.PITER_DE_VRIES: "Piter De Vries",
+    DecisionKind.AXOLOTL_SYMBOL: "Axolotl tanks",
+    DecisionKind.ALLY_OFFER: "Offer an alliance",
+    DecisionKind.ALLY_ANSWER: "Answer an alliance offer",
+    DecisionKind.DICE_SPLIT: "Share the dice",
+    DecisionKind.RECRUIT: "Recruit",
+    DecisionKind.GHOLA: "Ghola",
+    DecisionKind.KANLY: "Kanly",
+    DecisionKind.HARVESTER_DISCARD: "Shai-Hulud: discard a harvester",
+    DecisionKind.SPICE_GIFT: "Spice gift",
+    DecisionKind.LAND_CONSENT: "Landing consent",
+    DecisionKind.LAND: "Land units",
+    DecisionKind.ALLY_GRANT: "Spice grant to your ally",
+    DecisionKind.MOVE_TARGET: "Movement target",
+    DecisionKind.MOVE: "Move units",
+    DecisionKind.BATTLE_ORDER: "Next battle",
+    DecisionKind.INFILTRATION: "Harkonnen infiltration",
+    DecisionKind.FORTRESS_VICTIM: "Fortress victim",
+    DecisionKind.FACE_DANCER: "Face dancers",
+    DecisionKind.LEND_LEADER: "Lend your leader",
+    DecisionKind.BID: "Battle bid",
+    DecisionKind.REORGANIZE: "Reorganise the target",
+}
 
-# The dice by their numbers, as the board and the event log number them (0-3 faction dice).
-# No numbers in the names: the menu numbers its lines, and a second numbering confused players.
-DIE_NAMES: Final = tuple(f"faction die {letter}" for letter in "ABCD") + (
-    "region die",
-    "spice die",
-    "Kanly die",
+HOW_TO_PLAY_TITLE: Final = f"How to play (the full rules, with every rule ID: {RULES_DOC})"
+# The game in a few paragraphs; the front ends wrap them (the terminal) or list them (the page).
+HOW_TO_PLAY_ITEMS: Final[tuple[str, ...]] = (
+    "Goal: at the end of your own turn control 3 of the 5 strategic regions (marked *), by "
+    "having units there; allies (5+ players) win together with 4. After 6 rounds the Guild "
+    "wins.",
+    "Your turn: 1 roll the 7 dice, fixing some after each roll; 2 maybe offer an alliance; "
+    "3 recruit: each faction die with your symbol puts a unit from your reserve on your card; "
+    "4 Kanly die: harm an enemy or take a token; 5 land units from your card (1 spice each, the "
+    "spice die pays); 6 move units into a target region of the region die's sector; 7 fight "
+    "every region you share with an enemy: both sides secretly commit units and leaders, the "
+    "stronger wins; 8 maybe change the target's property token; 9 the storm may move.",
+    "Dice are numbered 1-7: faction dice 1-4, the region die 5, the spice die 6, the Kanly die 7.",
+    "Each decision says what it means and its rule IDs; the engine plays a decision with one "
+    "legal option for you, and says so.",
+)
+
+# The tokens and terms a newcomer meets on the board and in the log, with their rule IDs.
+GLOSSARY: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "Card",
+        "your faction card: recruited units and leaders wait there; units land from it (DEF-2).",
+    ),
+    (
+        "Reserve",
+        "your pieces neither on the map nor on the card; recruiting takes from it and "
+        "lost pieces go back to it (DEF-1).",
+    ),
+    (
+        "Strength",
+        "in battle a unit counts 1, a Fremen unit 2, a Sardaukar 2; a leader adds its "
+        "own strength (DEF-8, COMP-3).",
+    ),
+    (
+        "Sardaukar",
+        "the Corrino's elite unit: strength 2. Two Corrino faction dice recruit one "
+        "instead of two units (COR-1). Shown as +nS on the board.",
+    ),
+    (
+        "Leaders",
+        "fight only in battles, from the faction card; a leader committed to a battle "
+        "goes to the reserve after it (BATTLE-7).",
+    ),
+    (
+        "Fortress (F)",
+        "a property token: before a battle in its region it removes one attacking "
+        "unit, then goes back to the supply (BATTLE-3); in a desert region it also keeps the storm "
+        "from killing units there (STORM-2).",
+    ),
+    (
+        "Harvester (H)",
+        "a property token: +2 spice at the landing step for the active player "
+        "with a unit in its region, unless the storm is there (LAND-1); a Shai-Hulud makes the "
+        "active player discard one.",
+    ),
+    (
+        "Ornithopter (O)",
+        "a property token: every unit in its region may move to the movement "
+        "target, adjacent or not (PROP-4); the storm destroys it in a desert region.",
+    ),
+    ("Snooper", "a Kanly token: Poison cannot kill the units of whoever holds it (KANLY-3)."),
+    ("Shield", "a Kanly token: Crysknife cannot kill the units of whoever holds it (KANLY-3)."),
+    (
+        "Thumper",
+        "discard it to leave a Shai-Hulud on the spice die unfixed (ROLL-4); nobody "
+        "holds more than one (KANLY-5).",
+    ),
+    (
+        "Shai-Hulud",
+        "the worm on the spice die: no spice this turn, not even from harvesters "
+        "(stored spice still counts), and the active player loses a harvester (LAND-1).",
+    ),
+    (
+        "Pool",
+        "the active player's spice this turn: the spice die plus 2 per harvester; what is "
+        "not spent is lost at the end of the turn (SPICE-1..3).",
+    ),
+    (
+        "Storage",
+        "the stored spice of the Corrino and the Guild: at most 5, spent like pool "
+        "spice in their own turns (SPICE-4).",
+    ),
+    (
+        "CHOAM",
+        "the Corrino's ability: at the end of their own turn each spice rolled on the "
+        "spice die and left unspent adds 2 to their storage, which holds at most 5 - the rest is "
+        "lost (COR-2).",
+    ),
+    (
+        "Storm",
+        "covers one sector (~ on the board): nothing lands, moves into or out of, or "
+        "fights there. When the spice die shows 3, 4 or 5 it moves one sector at the end of the "
+        "turn, west or east as the region die shows, and in each desert region it enters without "
+        "a fortress every faction but the Fremen loses one unit (STORM-1, STORM-2).",
+    ),
+    (
+        "Desert (x)",
+        "the regions the storm kills in: "
+        + ", ".join(n for n, d in zip(DEFAULT_MAP.names, DEFAULT_MAP.desert, strict=True) if d)
+        + " (MAP-1).",
+    ),
 )
 
 
+def how_to_play_text(width: int = 98) -> str:
+    """HOW_TO_PLAY_ITEMS and GLOSSARY as wrapped text (the terminal's help)."""
+    import textwrap
+
+    lines = [f"{HOW_TO_PLAY_TITLE}:"]
+    for item in HOW_TO_PLAY_ITEMS:
+        lines.append(textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    "))
+    lines.append("Tokens and terms:")
+    for term, text in GLOSSARY:
+        lines.append(
+            textwrap.fill(f"{term}: {text}", width, initial_indent="  ", subsequent_indent="    ")
+        )
+    return "\n".join(lines)
+
+
+HOW_TO_PLAY: Final = how_to_play_text()
+
+# The dice, numbered 1-7 for people as the event log numbers them (`engine.events.dice_numbers`;
+# the engine's indices are 0-6): a menu line's number is its die's number.
+DIE_KINDS: Final = ("faction die",) * 4 + ("region die", "spice die", "Kanly die")
+DIE_NAMES: Final = tuple(f"{kind} {die + 1}" for die, kind in enumerate(DIE_KINDS))
+
+
 def decision_title(kind: int) -> str:
-    """A decision kind's name for people: "Fix dice", "Harkonnen start"."""
-    return DecisionKind(kind).name.replace("_", " ").capitalize()
+    """A decision kind's name for people: "Fix dice", "Piter De Vries"."""
+    return TITLES[DecisionKind(kind)]
 
 
 def rule_ids(kind: int) -> str:
@@ -143,11 +293,19 @@ def explain(kind: int) -> str:
 def dice_uses(faction: int) -> str:
     """What the dice are for, to choose which to keep."""
     symbol = f" ({FACTION_NAMES[faction]})" if faction >= 0 else ""
-    return (
-        f"What the dice do: each faction die showing your symbol{symbol} recruits a unit; the "
-        "spice die pays for landing units (1 spice each); the region die names the sector of "
-        "your movement target; the Kanly die gives an attack or a token."
+    text = (
+        f"What the dice do: each faction die (1-4) showing your symbol{symbol} recruits a unit; "
+        "the region die (5) names the sector of your movement target; the spice die (6) pays "
+        "for landing units, 1 spice each; the Kanly die (7) gives an attack or a token. A spice "
+        "die of 3, 4 or 5 also moves the storm one sector at the end of your turn, the way the "
+        "region die's face points (STORM-1)."
     )
+    if faction == Faction.CORRINO:
+        text += (
+            " CHOAM: each spice of the spice die you leave unspent adds 2 to your storage at "
+            "the end of your turn; the storage holds at most 5 (COR-2)."
+        )
+    return text
 
 
 def die_labels(faces: list[int]) -> list[str]:
@@ -242,34 +400,42 @@ def _forced_notice(kind: DecisionKind, option: int) -> str:
     return f"The engine played for you - {done} - because {why}."
 
 
-def auto_notices(game: Game, you: int) -> list[str]:
-    """What the engine did for seat `you` since its last decision of its own, and why."""
+def lone_notice(kind: DecisionKind, option: int) -> str:
+    """What to say when the front end plays your only option worth offering (the engine had
+    others that change nothing, `situation.shown_options`)."""
+    done = f"{decision_title(kind).lower()}: {describe_option(kind, option)}"
+    return (
+        f"Played for you - {done} - because the other options change nothing (placing the "
+        f"token that is there already, {rule_ids(kind)})."
+    )
+
+
+def row_notices(game: Game, you: int, row: int) -> tuple[list[str], list[str]]:
+    """What to tell seat `you` about history row `row` of `game`: (notices to put where the
+    row was decided, notices to put after the first event it caused).  A forced decision of
+    yours is said where it happened (before a battle's reveal, not after it); a movement
+    target no unit of yours could move into, right after the target is named."""
     history = game.state.history
-    start = len(history)
-    while start > 1 and not (history[start - 1].seat == you and not history[start - 1].forced):
-        start -= 1
-    notices = []
-    for i in range(max(start - 1, 1), len(history)):
-        row = history[i]
-        if row.seat != you:
-            continue
-        kind = DecisionKind(row.kind)
-        if row.forced and i >= start:
-            notices.append(_forced_notice(kind, row.option))
-        if kind == DecisionKind.MOVE_TARGET:
-            # The engine asks nothing when no unit can move: the next decision is not a MOVE.
-            if i + 1 < len(history):
-                after = (history[i + 1].seat, history[i + 1].kind)
-            else:
-                after = (game.state.pending_seat, game.state.pending_kind)
-            if after != (you, DecisionKind.MOVE):
-                region = DEFAULT_MAP.names[row.option]
-                notices.append(
-                    f"No unit of yours could move into {region}, so your movement ended: units "
-                    "move in only from adjacent regions or from a region with an ornithopter, "
-                    "never out of or into the storm (MOVE-2, MOVE-4)."
-                )
-    return notices
+    entry = history[row]
+    if entry.seat != you:
+        return [], []
+    kind = DecisionKind(entry.kind)
+    before = [_forced_notice(kind, entry.option)] if entry.forced else []
+    after = []
+    if kind == DecisionKind.MOVE_TARGET:
+        # The engine asks nothing when no unit can move: the next decision is not a MOVE.
+        if row + 1 < len(history):
+            following = (history[row + 1].seat, history[row + 1].kind)
+        else:
+            following = (game.state.pending_seat, game.state.pending_kind)
+        if following != (you, DecisionKind.MOVE):
+            region = DEFAULT_MAP.names[entry.option]
+            after.append(
+                f"No unit of yours could move into {region}, so your movement ended: units "
+                "move in only from adjacent regions or from a region with an ornithopter, "
+                "never out of or into the storm (MOVE-2, MOVE-4)."
+            )
+    return before, after
 
 
 # --- for the web page --------------------------------------------------------------------------
@@ -296,6 +462,7 @@ def dice_picker(game: Game, legal_masks: list[int]) -> dict[str, Any]:
     rolled = dice["rolled"]
     return {
         "names": dice["names"],
+        "kinds": list(DIE_KINDS),
         "labels": dice["labels"],
         "uses": dice_uses(game.state.seat_faction[game.state.pending_seat]),
         "fixed": dice_list(fixed, dice["labels"]),
@@ -306,15 +473,24 @@ def dice_picker(game: Game, legal_masks: list[int]) -> dict[str, Any]:
     }
 
 
-def page_guide(game: Game, you: int, legal_actions: list[int], fix_offset: int) -> dict[str, Any]:
-    """What the web page shows beside your options: the decision's title and explanation, the
-    dice picker on FIX_DICE, and the notices of what the engine did for you."""
-    data: dict[str, Any] = {"notices": auto_notices(game, you), "over": game_over_text(game)}
+def page_guide(
+    game: Game,
+    you: int,
+    legal_actions: list[int],
+    fix_offset: int,
+    notices: list[str],
+    context: list[str],
+) -> dict[str, Any]:
+    """What the web page shows beside your options: the decision's title, explanation and
+    context (`situation.decision_context`), the dice picker on FIX_DICE, and the `notices` of
+    what the engine did for you since your last decision."""
+    data: dict[str, Any] = {"notices": notices, "over": game_over_text(game)}
     state = game.state
     if state.pending_seat == you and state.pending_kind >= 0 and not game.terminal:
         kind = state.pending_kind
         data["title"] = decision_title(kind)
         data["explain"] = explain(kind)
+        data["context"] = context
         if kind == DecisionKind.FIX_DICE:
             data["dice"] = dice_picker(game, [a - fix_offset for a in legal_actions])
             data["dice"]["offset"] = fix_offset  # action id = offset + the mask of the dice

@@ -2,7 +2,11 @@
 
 The terminal and the web front ends both drive a `PlaySession`; it shows the human only what
 their seat may see (the public board and their own secrets, read from their `dune_v1`
-observation) and narrates the bots' moves with the public event log.
+observation) and tells the game as a story: the public event log with, in their places, the
+notices of what the engine decided for the human (`guide.row_notices`: a forced bid is said
+before the battle's reveal, not after it).  The engine applies a forced decision inside
+`Game.apply`; where it did, among the events, is found by replaying that step on a copy that
+stops at every decision (`_event_marks`).
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game, GameConfig
-from ..engine.decisions import DecisionKind, describe_option
-from ..engine.events import render
+from ..engine.decisions import DecisionKind
 from ..environment.action_table import action_of, option_of
 from ..environment.observer import Observer
 from ..replay.frames import board, seat_knowledge
+from . import guide
+from .situation import decision_context, option_label, shown_options
+from .story import StoryLine
 
 SAVE_FORMAT = "dune-env-play"
 SAVE_VERSION = 1
@@ -61,8 +67,12 @@ class PlaySession:
         reseed_seats(self.bots, self.seed)  # as the benchmark harness seeds its bots
         self.game = Game(self.config, self.seed)
         self.observer = Observer(num_players)
-        self._undo: list[Game] = []
-        self._seen_events = 0
+        self._undo: list[tuple[Game, int]] = []  # the game before each choice, notes kept
+        self._notes: list[tuple[int, str]] = []  # (position among the events, notice)
+        self._seen_events = 0  # the story read so far (`new_story`)
+        self._seen_notes = 0
+        self._notes_at_choice = 0  # the notes before your last choice
+        self._events_at_choice = 0  # the events before your last choice
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -75,25 +85,59 @@ class PlaySession:
         return not self.over and self.game.state.pending_seat == self.you
 
     def options(self) -> list[tuple[int, str]]:
-        """Your legal options as (action-table id, name), in engine order; [] if not your turn."""
+        """Your options as (action-table id, name with what it means here), in engine order;
+        [] if not your turn.  Every legal option but the reorganising swaps that change
+        nothing (`situation.shown_options`)."""
         if not self.your_turn:
             return []
         kind = DecisionKind(self.game.state.pending_kind)
-        return [(action_of(kind, o), describe_option(kind, o)) for o in self.game.legal_options()]
+        return [(action_of(kind, o), option_label(self.game, o)) for o in shown_options(self.game)]
+
+    def context(self) -> list[str]:
+        """What the position means for your pending decision (`situation.decision_context`)."""
+        if not self.your_turn:
+            return []
+        known = self.your_knowledge() or {}
+        return decision_context(self.game, known.get("bid"))
 
     def decision_name(self) -> str:
         state = self.game.state
         return DecisionKind(state.pending_kind).name if state.pending_kind >= 0 else ""
 
-    def new_events(self) -> list[str]:
-        """The public events since the last call (the bots' moves, the dice, your own moves)."""
+    def _story(self, events_from: int, notes_from: int) -> list[StoryLine]:
         events = self.game.state.events
-        lines = [render(e) for e in events[self._seen_events :]]
-        self._seen_events = len(events)
+        notes = self._notes[notes_from:]
+        lines = []
+        n = 0
+        for position in range(events_from, len(events)):
+            while n < len(notes) and notes[n][0] <= position:
+                lines.append(StoryLine(notes[n][1]))
+                n += 1
+            lines.append(StoryLine.of_event(events[position]))
+        lines += [StoryLine(text) for _, text in notes[n:]]
         return lines
 
-    def events(self) -> list[str]:
-        return [render(e) for e in self.game.state.events]
+    def new_story(self) -> list[StoryLine]:
+        """The story since the last call: the public events (the bots' moves, the dice, your
+        own moves) and, in their places, the notices of what the engine did for you."""
+        lines = self._story(self._seen_events, self._seen_notes)
+        self._seen_events = len(self.game.state.events)
+        self._seen_notes = len(self._notes)
+        return lines
+
+    def story(self) -> list[StoryLine]:
+        """The whole story of the game so far (as `new_story` tells it)."""
+        return self._story(0, 0)
+
+    def story_parts(self) -> tuple[list[StoryLine], list[StoryLine]]:
+        """The whole story in two parts: before your last decision, and since it."""
+        lines = self.story()
+        split = self._events_at_choice + self._notes_at_choice
+        return lines[:split], lines[split:]
+
+    def notices(self) -> list[str]:
+        """What the engine did for you since your last decision, and why."""
+        return [text for _, text in self._notes[self._notes_at_choice :]]
 
     def your_knowledge(self) -> dict[str, Any] | None:
         """What you know beyond the public board (your bid in progress, your prediction)."""
@@ -118,10 +162,22 @@ class PlaySession:
     # --- acting --------------------------------------------------------------------------------
 
     def play_bots(self) -> None:
-        """Let the bots act until it is your turn or the game is over."""
+        """Let the bots act until it is your turn or the game is over.  A decision of yours
+        that leaves you one option worth offering (`situation.shown_options`: a reorganising
+        whose only swap changes nothing) is played for you, with a note, as the engine plays
+        a forced decision."""
         from ..match import play
 
-        play(self.game, self.bots, until=self.you)
+        while True:
+            play(self.game, self.bots, until=self.you, step=self._apply)
+            if not self.your_turn:
+                return
+            shown = shown_options(self.game)
+            if len(shown) != 1:
+                return
+            kind = DecisionKind(self.game.state.pending_kind)
+            self._notes.append((len(self.game.state.events), guide.lone_notice(kind, shown[0])))
+            self._apply(self.game, shown[0])
 
     def choose(self, action_id: int) -> None:
         """Play your option `action_id` (an action-table id from `options()`), then the bots."""
@@ -132,16 +188,44 @@ class PlaySession:
             raise PlayError(
                 f"{action_id} is not one of your legal options ({', '.join(map(str, legal))})"
             )
-        self._undo.append(self.game.clone())
-        self.game.apply(option_of(self.game.state.pending_kind, action_id))
+        self._undo.append((self.game.clone(), len(self._notes)))
+        self._notes_at_choice = len(self._notes)
+        self._events_at_choice = len(self.game.state.events)
+        self._apply(self.game, option_of(self.game.state.pending_kind, action_id))
         self.play_bots()
 
     def undo(self) -> None:
         """Take back your last decision (and the bots' moves after it)."""
         if not self._undo:
             raise PlayError("nothing to undo: you have not decided anything yet")
-        self.game = self._undo.pop()
+        self.game, notes = self._undo.pop()
+        del self._notes[notes:]
         self._seen_events = min(self._seen_events, len(self.game.state.events))
+        self._seen_notes = min(self._seen_notes, notes)
+        self._notes_at_choice = notes
+        self._events_at_choice = len(self.game.state.events)
+
+    def _apply(self, game: Game, option: int) -> None:
+        """Apply a decision (yours or a bot's) and note what the engine decided for you on the
+        way, each notice at its place among the events."""
+        before = game.clone()
+        first_row = len(game.state.history)
+        game.apply(option)
+        history = game.state.history
+        told = {
+            row: guide.row_notices(game, self.you, row)
+            for row in range(first_row, len(history))
+            if history[row].seat == self.you
+        }
+        told = {row: notes for row, notes in told.items() if notes[0] or notes[1]}
+        if not told:
+            return
+        marks = _event_marks(before, option, game) + [len(game.state.events)]
+        for row, (at_decision, after_first_event) in sorted(told.items()):
+            step = row - first_row
+            self._notes += [(marks[step], text) for text in at_decision]
+            after = min(marks[step] + 1, marks[step + 1])  # (a TARGET event names the target)
+            self._notes += [(after, text) for text in after_first_event]
 
     # --- files ---------------------------------------------------------------------------------
 
@@ -203,5 +287,28 @@ class PlaySession:
             )
         self.game = game
         self._undo.clear()
-        self._seen_events = len(game.state.events)
+        self._notes.clear()
+        self._seen_events = self._events_at_choice = len(game.state.events)
+        self._seen_notes = self._notes_at_choice = 0
         self.play_bots()
+
+
+def _event_marks(before: Game, option: int, after: Game) -> list[int]:
+    """Where each decision of the step from `before` (option `option`) to `after` was made
+    among the events: the number of events then, one per history row the step added (the
+    option chosen, then the forced decisions the engine applied).  Found by replaying the step
+    on a copy of `before` that stops at every decision; if that copy went another way (it
+    cannot: forced decisions draw no chance), every row is placed at the step's end."""
+    rows = after.state.history[len(before.state.history) :]
+    shadow = before.clone()
+    config = shadow.state.config
+    shadow.state.config = GameConfig.from_dict({**config.to_dict(), "skip_forced_decisions": False})
+    marks = [len(shadow.state.events)]
+    shadow.apply(option)
+    for row in rows[1:]:
+        options = shadow.legal_options()
+        if options != [row.option] or shadow.state.pending_seat != row.seat:
+            return [len(after.state.events)] * len(rows)
+        marks.append(len(shadow.state.events))
+        shadow.apply(row.option)
+    return marks

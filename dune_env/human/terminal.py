@@ -1,26 +1,45 @@
 """The terminal front end of `dune-play`: the board as text, your options by number.
 
-Each decision comes with a line on what it means and its rule IDs (`guide.explain`); dice are
-fixed one at a time (the menu composes the subset, played as one FIX_DICE action); what the
-engine did for you is said after your move (`guide.auto_notices`)."""
+Each decision comes with a line on what it means and its rule IDs (`guide.explain`) and what
+the position means for it (`situation.decision_context`: the storm's forecast, the movement
+target, the bid's running total); dice are numbered 1-7 and fixed one at a time (the menu
+composes the subset, played as one FIX_DICE action).  The story of the game is told as it
+goes (`story.Teller`: the bots' rolls condensed, what hit you marked with `!`, the notices of
+what the engine did for you in their places).
+
+When the bots have played a turn, the game stops until you press Enter, so that you read what
+they did; what you typed while they played is dropped (`drop_typeahead`), never taken as your
+next decision."""
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
-from ..engine.constants import FACTION_NAMES
+from ..engine.constants import (
+    CARD,
+    FACTION_NAMES,
+    MAX_ROUNDS,
+    NO_ONE,
+    RESERVE,
+    STORAGE_CAP,
+    STORAGE_FACTIONS,
+    TOKEN_NAMES,
+)
 from ..engine.decisions import DecisionKind
+from ..engine.map_data import DEFAULT_MAP
+from ..engine.state import GameState, Phase, uidx
 from ..environment.action_table import action_of, option_of
-from ..environment.render import render_ansi
-from . import guide
+from ..environment.render import SHORT_FACTION_NAMES
+from . import guide, story
 from .session import PlayError, PlaySession
+from .situation import storm_forecast
 
 HELP = f"""Commands:
   NUMBER        play that option (the number in front of it); when fixing dice, pick a
-                die (or put it back) by its number
+                die (or put it back) by its number, 1-7
   d, done       when fixing dice: fix the dice picked; a, all: fix every die just rolled
   u, undo       put back the die picked last, else take back your last decision
   s, save FILE  save the game in progress (JSON)
@@ -31,6 +50,13 @@ HELP = f"""Commands:
 
 {guide.HOW_TO_PLAY}"""
 
+WIDTH: Final = 98
+MAP = DEFAULT_MAP
+# Region names short enough for the board's neighbours column ("Cielago", "Tuek's").
+NEIGHBOUR_NAMES: Final = tuple(
+    name.replace(" Plain", "").replace(" Sietch", "") for name in MAP.names
+)
+
 
 def _faction_name(faction: int) -> str:
     return FACTION_NAMES[faction] if faction >= 0 else "no faction yet"
@@ -40,6 +66,7 @@ def _faction_name(faction: int) -> str:
 class MenuItem:
     """One numbered line: an option to play (`action`) or a die to pick or put back (`pick`)."""
 
+    number: int
     label: str
     action: int | None = None
     pick: int | None = None
@@ -53,14 +80,19 @@ def _dice(session: PlaySession) -> dict[str, Any]:
 
 
 def menu(session: PlaySession, picked: list[int]) -> list[MenuItem]:
-    """Your numbered choices.  FIX_DICE lists the dice just rolled, one number each that stays
-    the same while you pick (the subset is played with `d`, see `fix_command`)."""
+    """Your numbered choices.  FIX_DICE lists the dice just rolled, each under its own number
+    1-7, as the board and the log number them (the subset is played with `d`, see
+    `fix_command`); other decisions number their options from 1."""
     if session.decision_name() != "FIX_DICE":
-        return [MenuItem(name, action=action) for action, name in session.options()]
+        return [
+            MenuItem(number, name, action=action)
+            for number, (action, name) in enumerate(session.options(), start=1)
+        ]
     dice = _dice(session)
     return [
         MenuItem(
-            f"[{'x' if die in picked else ' '}] {guide.DIE_NAMES[die]}: {dice['labels'][die]}",
+            die + 1,
+            f"[{'x' if die in picked else ' '}] {guide.DIE_KINDS[die]}: {dice['labels'][die]}",
             pick=die,
         )
         for die in range(len(guide.DIE_NAMES))
@@ -95,52 +127,212 @@ def fix_command(session: PlaySession, picked: list[int], everything: bool) -> in
 def describe_knowledge(session: PlaySession) -> list[str]:
     known = session.your_knowledge() or {}
     lines = []
-    if "bid" in known:
-        units, leaders = known["bid"]
-        parts = [
-            f"{n} {FACTION_NAMES[i // 2]} {'Sardaukar' if i % 2 else 'unit(s)'}"
-            for i, n in enumerate(units)
-            if n
-        ] + [f"{n} {FACTION_NAMES[f]} leader(s)" for f, n in enumerate(leaders) if n]
-        lines.append("Your bid so far: " + ", ".join(parts))
     if "prediction" in known:
         lines.append(f"Your secret prediction: {FACTION_NAMES[known['prediction']]}")
     return lines
 
 
+# --- the board -------------------------------------------------------------------------------
+
+
+def _dice_line(session: PlaySession) -> str:
+    state = session.game.state
+    if state.phase <= Phase.SETUP_PLACE:
+        return "Dice: not rolled yet (the first turn starts after the set-up)"
+    labels = guide.die_labels(list(state.dice_faces))
+    faction_dice = ", ".join(f"{d + 1} {labels[d]}" for d in range(4))
+    others = " | ".join(f"{d + 1} {labels[d]}" for d in range(4, 7))
+    fixed = [str(d + 1) for d in range(7) if state.dice_fixed[d]]
+    kept = f"   (fixed: {', '.join(fixed)})" if fixed and len(fixed) < 7 else ""
+    return f"Dice: {faction_dice} | {others}{kept}"
+
+
+def _units_text(state: GameState, region: int) -> str:
+    parts = []
+    for faction in range(len(FACTION_NAMES)):
+        u = state.units[faction]
+        regular, elite = u[uidx(region, 0)], u[uidx(region, 1)]
+        if regular or elite:
+            parts.append(
+                f"{SHORT_FACTION_NAMES[faction]} {regular}" + (f"+{elite}S" if elite else "")
+            )
+    return ", ".join(parts) or "-"
+
+
+def _wrap(text: str) -> list[str]:
+    """A board line wrapped to the terminal's width (continued lines indented); none if ''."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent="  ")
+
+
+def board_text(session: PlaySession) -> str:
+    """The public board as text, seen from your seat: the dice numbered 1-7, the storm and
+    where it goes, each region with its sector, marks (* strategic, x desert, ~ storm), token,
+    units and neighbours, the seats, and the tokens and terms explained."""
+    state = session.game.state
+    lines = _board_head(session) + [""] + _region_table(state) + [""] + _seat_table(session)
+    lb = state.last_battle
+    if lb is not None:
+        lines += _wrap(
+            f"Last battle: {MAP.names[lb.region]}, {FACTION_NAMES[lb.attacker]} "
+            f"{lb.attacker_strength} against {FACTION_NAMES[lb.defender]} "
+            f"{lb.defender_strength}, the {('attacker', 'defender')[lb.winner_side]} won."
+        )
+    if state.phase == Phase.GAME_OVER:
+        winners = ", ".join(f"seat {s}" for s in state.winners) or "nobody"
+        lines.append(f"Game over. Winners: {winners}.")
+    return "\n".join(lines)
+
+
+def _board_head(session: PlaySession) -> list[str]:
+    """Round, seats, dice, the storm's forecast, the common supply."""
+    state = session.game.state
+    you = session.you
+    lines = _wrap(
+        f"Dune - round {state.round}/{MAX_ROUNDS} - you are seat {you} "
+        f"({_faction_name(state.seat_faction[you])}) - storm over sector {state.storm_sector}"
+    )
+    active = state.active_seat
+    who = "-" if active < 0 else f"seat {active} ({_faction_name(state.seat_faction[active])})"
+    ally = FACTION_NAMES[state.ally] if state.ally >= 0 else "-"
+    target = MAP.names[state.target] if state.target >= 0 else "-"
+    lines += _wrap(
+        f"Active: {who}   first player: seat {state.first_seat}   ally: {ally}   "
+        f"pool: {state.pool} spice   movement target: {target}"
+    )
+    lines += _wrap(_dice_line(session))
+    lines += _wrap(storm_forecast(state, state.seat_faction[you]))
+
+    def holder(faction: int) -> str:
+        return "nobody" if faction == NO_ONE else FACTION_NAMES[faction]
+
+    supply = ", ".join(f"{TOKEN_NAMES[t]} {n}" for t, n in enumerate(state.token_supply))
+    lines += _wrap(
+        f"Common supply: {supply}; Thumpers {state.thumper_supply}.   Shield: "
+        f"{holder(state.shield_holder)}   Snooper: {holder(state.snooper_holder)}"
+    )
+    return lines
+
+
+def _region_table(state: GameState) -> list[str]:
+    """Each region: sector, marks, token, units, neighbours; then what marks and tokens mean."""
+    units = [_units_text(state, region) for region in range(MAP.num_regions)]
+    width = max(7, *(len(u) + 2 for u in units))
+    lines = [f"{'Region':<16}{'Sec':>3} {'':<3} {'Token':<12}{'Units':<{width}}Neighbours"]
+    for region in range(MAP.num_regions):
+        sector = MAP.sectors[region]
+        token = state.region_token[region]
+        marks = (
+            ("*" if MAP.strategic[region] else " ")
+            + ("x" if MAP.desert[region] else " ")
+            + ("~" if sector and sector == state.storm_sector else " ")
+        )
+        neighbours = ", ".join(NEIGHBOUR_NAMES[r] for r in sorted(MAP.adjacency[region]))
+        head = (
+            f"{MAP.names[region]:<16}{sector if sector else '-':>3} {marks} "
+            f"{TOKEN_NAMES[token] if token >= 0 else '-':<12}{units[region]:<{width}}"
+        )
+        wrapped = textwrap.wrap(neighbours, max(WIDTH - len(head), 24))
+        lines.append(head + wrapped[0])
+        lines += [" " * len(head) + more for more in wrapped[1:]]
+    lines += _wrap(
+        "(* strategic: hold 3 at the end of your turn to win; x desert: the storm kills there; "
+        "~ under the storm now)"
+    )
+    lines += _wrap(
+        "Fortress: removes 1 attacking unit before a battle there, and keeps the storm off. "
+        "Harvester: +2 spice to the active player with a unit there. Ornithopter: units there "
+        "may move to any target. (h explains every token and term)"
+    )
+    return lines
+
+
+def _seat_table(session: PlaySession) -> list[str]:
+    """Each seat: faction, player, card, reserve, leaders, storage and tokens held."""
+    state = session.game.state
+    lines = [
+        f"{'Seat':<5}{'Faction':<15}{'Player':<12}{'Card':>6}{'Reserve':>8}{'Leaders':>8}  Extra"
+    ]
+    for seat, faction in enumerate(state.seat_faction):
+        policy = "you" if seat == session.you else str(session.seat_policies[seat])
+        if faction < 0:
+            lines.append(f"{seat:<5}{'(not chosen)':<15}{policy:<12}")
+            continue
+        elite_on_card = state.units[faction][uidx(CARD, 1)]
+        card = f"{state.count(faction, CARD)}" + (f"({elite_on_card}S)" if elite_on_card else "")
+        leaders = f"{state.leaders[faction][0]}/{state.leaders[faction][1]}"
+        extra = []
+        if faction in STORAGE_FACTIONS:
+            extra.append(f"storage {state.storage[faction]}/{STORAGE_CAP}")
+        if state.thumpers[faction]:
+            extra.append("Thumper")
+        if state.shield_holder == faction:
+            extra.append("Shield")
+        if state.snooper_holder == faction:
+            extra.append("Snooper")
+        lines.append(
+            f"{seat:<5}{FACTION_NAMES[faction]:<15}{policy[:11]:<12}{card:>6}"
+            f"{state.count(faction, RESERVE):>8}{leaders:>8}  {', '.join(extra)}".rstrip()
+        )
+    lines += _wrap(
+        f"(card: units ready to land, S = Sardaukar of strength 2; leaders: on the card / in "
+        f"the reserve; storage holds at most {STORAGE_CAP} spice)"
+    )
+    return lines
+
+
 def show_board(session: PlaySession, out: TextIO) -> None:
-    print(render_ansi(session.game.state), file=out)
+    print(board_text(session), file=out)
     for line in describe_knowledge(session):
         print(line, file=out)
 
 
-def show_options(session: PlaySession, picked: list[int], out: TextIO) -> None:
+def _fill(text: str) -> str:
+    return textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="  ")
+
+
+def show_options(
+    session: PlaySession,
+    picked: list[int],
+    out: TextIO,
+    hits: list[str] | None = None,
+    full: bool = True,
+) -> None:
+    """Your decision: its title, what it means, the context, the numbered options.  Not
+    `full`: the numbered options alone (a die picked or put back)."""
     state = session.game.state
     kind = state.pending_kind
+    dice = _dice(session) if session.decision_name() == "FIX_DICE" else None
+    if not full:
+        _show_menu(session, picked, dice, out)
+        return
+    if hits:
+        print("\nWhat concerns you since your last decision:", file=out)
+        for line in hits:
+            print(f"  ! {line}", file=out)
     you = f"seat {session.you}, {_faction_name(state.seat_faction[session.you])}"
     print(f"\nYour decision ({you}): {guide.decision_title(kind)}", file=out)
-    print(
-        textwrap.fill(guide.explain(kind), 98, initial_indent="  ", subsequent_indent="  "),
-        file=out,
-    )
-    dice = _dice(session) if session.decision_name() == "FIX_DICE" else None
+    print(_fill(guide.explain(kind)), file=out)
+    for line in session.context():
+        print(_fill(line), file=out)
     if dice is not None:
         faction = state.seat_faction[session.you]
-        print(
-            textwrap.fill(
-                guide.dice_uses(faction), 98, initial_indent="  ", subsequent_indent="  "
-            ),
-            file=out,
-        )
         fixed = ((1 << len(guide.DIE_NAMES)) - 1) & ~dice["rolled"]
         if fixed:
             print(f"  Fixed before: {guide.dice_list(fixed, dice['labels'])}", file=out)
+        else:  # the first roll of the turn
+            print(_fill(guide.dice_uses(faction)), file=out)
         print(
             "  Type a die's number to pick it (again to put it back), d when done, a to fix all:",
             file=out,
         )
-    for number, item in enumerate(menu(session, picked), start=1):
-        print(f"  {number:>3}. {item.label}", file=out)
+    _show_menu(session, picked, dice, out)
+
+
+def _show_menu(
+    session: PlaySession, picked: list[int], dice: dict[str, Any] | None, out: TextIO
+) -> None:
+    for item in menu(session, picked):
+        print(f"  {item.number:>3}. {item.label}", file=out)
     if dice is not None and picked:
         mask = sum(1 << d for d in picked)
         if guide.can_fix(dice["legal"], mask):
@@ -150,18 +342,31 @@ def show_options(session: PlaySession, picked: list[int], out: TextIO) -> None:
             print(f"  ({guide.missing_text(dice['legal'], mask)})", file=out)
 
 
-def show_notices(session: PlaySession, out: TextIO) -> None:
-    for line in guide.auto_notices(session.game, session.you):
-        print(f"Note: {line}", file=out)
+def tell(told: list[story.ToldLine], out: TextIO) -> None:
+    """The story lines: `|` an event, `!` an event that hits you, `Note:` what the engine did
+    for you."""
+    for line in told:
+        if line.note:
+            print(textwrap.fill(f"Note: {line.text}", WIDTH, subsequent_indent="      "), file=out)
+        else:
+            mark = "!" if line.mine else "|"
+            print(
+                textwrap.fill(
+                    line.text, WIDTH, initial_indent=f"  {mark} ", subsequent_indent="      "
+                ),
+                file=out,
+            )
 
 
-def narrate(session: PlaySession, out: TextIO) -> None:
-    for line in session.new_events():
-        print(f"  | {line}", file=out)
-
-
-def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> int:
-    """The game loop: `read()` returns the next input line, or None at the end of the input."""
+def run(
+    session: PlaySession,
+    read: Callable[[], str | None],
+    out: TextIO,
+    drop_typeahead: Callable[[], bool] = lambda: False,
+) -> int:
+    """The game loop: `read()` returns the next input line, or None at the end of the input;
+    `drop_typeahead()` discards what was typed but not yet read and says whether there was
+    anything (a terminal's pending input: `cli.main` passes one for a real terminal)."""
     seats = ", ".join(
         f"seat {s}: {'you' if p is None else p}" for s, p in enumerate(session.seat_policies)
     )
@@ -169,17 +374,18 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
         f"Dune, the Dice Game - {session.num_players} players ({seats}), seed {session.seed}",
         file=out,
     )
-    print("Type h for help.", file=out)
+    print("Type h for help: the commands, how to play, every token and term.", file=out)
     session.play_bots()
-    _show_move(session, out)
-    shown = -1  # the decision whose options were printed last
-    picked: list[int] = []  # the dice picked so far, while fixing dice
+    loop = _Loop(session, read, out, drop_typeahead)
+    if loop.show_move() == _QUIT:
+        return 1 if loop.ended else 0
     while not session.over:
-        if session.game.state.decision_count != shown:
-            picked = []
-            show_options(session, picked, out)
-            shown = session.game.state.decision_count
-        line = read()
+        if session.game.state.decision_count != loop.shown:
+            loop.picked = []
+            show_options(session, loop.picked, out, loop.hits)
+            loop.shown = session.game.state.decision_count
+            loop.hits = []
+        line = loop.read_line()
         if line is None:
             print(
                 "\nInput ended before the game did (save with 's FILE' to continue later).",
@@ -188,90 +394,192 @@ def run(session: PlaySession, read: Callable[[], str | None], out: TextIO) -> in
             return 1
         command, _, argument = line.strip().partition(" ")
         try:
-            step = _command(session, command, argument.strip(), picked, out)
+            step = loop.command(command, argument.strip())
         except PlayError as exc:
             print(f"! {exc}", file=out)
             continue
         if step == _QUIT:
-            return 0
+            return 1 if loop.ended else 0
         if step == _SHOWN_BOARD:
-            shown = -1
+            loop.shown = -1
     _show_result(session, out)
     return 0
 
+
+# Decisions taken one piece at a time (one die set, one unit, one bid piece after another).
+_PIECE_BY_PIECE: Final = (
+    DecisionKind.FIX_DICE,
+    DecisionKind.RECRUIT,
+    DecisionKind.LAND,
+    DecisionKind.MOVE,
+    DecisionKind.FACE_DANCER,
+    DecisionKind.BID,
+)
 
 # What a command asks of the game loop besides its own output.
 _QUIT = "quit"
 _SHOWN_BOARD = "shown board"  # the board was printed: print the options again
 
 
-def _command(
-    session: PlaySession, command: str, argument: str, picked: list[int], out: TextIO
-) -> str | None:
-    """Carry out one command line (`command` and its `argument`); PlayError if it is wrong.
-    Returns _QUIT, _SHOWN_BOARD or None."""
-    if command.isdigit():
-        _choose_item(session, int(command), picked, out)
-    elif command in ("d", "done", "a", "all"):
-        action = fix_command(session, picked, everything=command in ("a", "all"))
-        labels = guide.die_labels(list(session.game.state.dice_faces))
-        mask = option_of(DecisionKind.FIX_DICE, action)
-        print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
-        session.choose(action)
-        _show_move(session, out)
-    elif command in ("u", "undo") and picked:
-        print(f"Put back {guide.DIE_NAMES[picked.pop()]}.", file=out)
-        show_options(session, picked, out)
-    elif command in ("u", "undo"):
-        session.undo()
-        print("Took back your last decision.", file=out)
-        show_board(session, out)
-        return _SHOWN_BOARD
-    elif command in ("s", "save"):
-        if not argument:
-            raise PlayError("save needs a file name: s FILE")
-        print(f"Saved to {session.save(argument)}.", file=out)
-    elif command in ("l", "load"):
-        if not argument:
-            raise PlayError("load needs a file name: l FILE")
-        session.load(argument)
-        print(f"Loaded {argument}.", file=out)
-        _show_move(session, out)
-        return _SHOWN_BOARD
-    elif command in ("b", "board"):
-        show_board(session, out)
-        return _SHOWN_BOARD
-    elif command in ("h", "help", "?"):
-        print(HELP, file=out)
-    elif command in ("q", "quit", "exit"):
-        print("Bye.", file=out)
-        return _QUIT
-    elif command:
-        raise PlayError(f"unknown command {command!r} (h for help)")
-    return None
+class _Loop:
+    """The state of the game loop between two inputs: the decision shown, the dice picked,
+    what hit you since your last decision, and what the bots decided since the last input."""
+
+    def __init__(
+        self,
+        session: PlaySession,
+        read: Callable[[], str | None],
+        out: TextIO,
+        drop_typeahead: Callable[[], bool],
+    ) -> None:
+        self.session = session
+        self._read = read
+        self.out = out
+        self.drop_typeahead = drop_typeahead
+        self.shown = -1  # the decision whose options were printed last
+        self.picked: list[int] = []  # the dice picked so far, while fixing dice
+        self.hits: list[str] = []
+        self.ended = False  # the input ended (at a pause)
+        self.teller = story.Teller()
+        self._rows_read = 0  # history rows when input was last read
+
+    def drop_typed_ahead(self) -> None:
+        """Drop what was typed while the bots played (since input was last read), and say so."""
+        history = self.session.game.state.history
+        if any(row.seat != self.session.you for row in history[self._rows_read :]):
+            if self.drop_typeahead():
+                print(
+                    "(What you typed while the bots played was dropped: type it again if you "
+                    "meant it for this decision.)",
+                    file=self.out,
+                )
+
+    def read_line(self) -> str | None:
+        """The next input line; what was typed while the bots played is dropped first."""
+        self.drop_typed_ahead()
+        line = self._read()
+        self._rows_read = len(self.session.game.state.history)
+        return line
+
+    def show_move(self) -> str | None:
+        """What happened since the last input: the story (the bots' moves, the engine's
+        notices); a pause after the bots' turns; then the board.  _QUIT if the input ended or
+        the player quit at the pause."""
+        session = self.session
+        state = session.game.state
+        lines = session.new_story()
+        self.teller.you = state.seat_faction[session.you]
+        told = self.teller.tell(lines)
+        tell(told, self.out)
+        self.hits += story.hits(told)
+        if story.other_turns(lines, session.you) and not session.over:
+            self.drop_typed_ahead()  # (said before the prompt, not after it)
+            print(
+                "-- The bots have played (above). Press Enter for the board and your decision "
+                "(h: help, q: quit) --",
+                file=self.out,
+            )
+            answer = self.read_line()
+            if answer is None:
+                self.ended = True
+                print("\nInput ended before the game did.", file=self.out)
+                return _QUIT
+            typed = answer.strip()
+            if typed in ("q", "quit", "exit"):
+                print("Bye.", file=self.out)
+                return _QUIT
+            if typed in ("h", "help", "?"):
+                print(HELP, file=self.out)
+            elif typed:
+                print(
+                    f"(Not played: {typed!r} - the game was waiting for Enter after the bots' "
+                    "turns; here is your decision.)",
+                    file=self.out,
+                )
+        if not self._piece_by_piece():
+            show_board(session, self.out)
+        return None
+
+    def _piece_by_piece(self) -> bool:
+        """The same decision of yours goes on, piece by piece (the next die, unit or bid
+        piece): the story said what changed, so the board is not printed again (b shows it)."""
+        state = self.session.game.state
+        last = state.history[-1]
+        return (
+            state.pending_seat == self.session.you
+            and state.pending_kind == last.kind
+            and last.seat == self.session.you
+            and last.kind in _PIECE_BY_PIECE
+        )
+
+    def command(self, command: str, argument: str) -> str | None:
+        """Carry out one command line; PlayError if it is wrong.  Returns _QUIT, _SHOWN_BOARD
+        or None."""
+        session, picked, out = self.session, self.picked, self.out
+        if command.isdigit():
+            return self._choose_item(int(command))
+        if command in ("d", "done", "a", "all"):
+            action = fix_command(session, picked, everything=command in ("a", "all"))
+            labels = guide.die_labels(list(session.game.state.dice_faces))
+            mask = option_of(DecisionKind.FIX_DICE, action)
+            print(f"You: fix {guide.dice_list(mask, labels)}", file=out)
+            session.choose(action)
+            return self.show_move()
+        if command in ("u", "undo") and picked:
+            print(f"Put back {guide.DIE_NAMES[picked.pop()]}.", file=out)
+            show_options(session, picked, out, full=False)
+        elif command in ("u", "undo"):
+            session.undo()
+            print("Took back your last decision.", file=out)
+            show_board(session, out)
+            return _SHOWN_BOARD
+        elif command in ("s", "save"):
+            if not argument:
+                raise PlayError("save needs a file name: s FILE")
+            print(f"Saved to {session.save(argument)}.", file=out)
+        elif command in ("l", "load"):
+            if not argument:
+                raise PlayError("load needs a file name: l FILE")
+            session.load(argument)
+            self.teller = story.Teller()
+            print(f"Loaded {argument}.", file=out)
+            if self.show_move() == _QUIT:
+                return _QUIT
+            return _SHOWN_BOARD
+        elif command in ("b", "board"):
+            show_board(session, out)
+            return _SHOWN_BOARD
+        elif command in ("h", "help", "?"):
+            print(HELP, file=out)
+        elif command in ("q", "quit", "exit"):
+            print("Bye.", file=out)
+            return _QUIT
+        elif command:
+            raise PlayError(f"unknown command {command!r} (h for help)")
+        return None
+
+    def _choose_item(self, number: int) -> str | None:
+        """Menu item `number`: pick (or put back) a die, or play the option."""
+        session, picked = self.session, self.picked
+        items = {item.number: item for item in menu(session, picked)}
+        if number not in items:
+            raise PlayError(f"choose one of {_numbers(sorted(items))}")
+        item = items[number]
+        if item.pick is not None:
+            toggle_die(session, picked, item.pick)
+            show_options(session, picked, self.out, full=False)
+            return None
+        assert item.action is not None
+        print(f"You: {item.label}", file=self.out)
+        session.choose(item.action)
+        return self.show_move()
 
 
-def _choose_item(session: PlaySession, number: int, picked: list[int], out: TextIO) -> None:
-    """Menu item `number`: pick (or put back) a die, or play the option."""
-    items = menu(session, picked)
-    if not 1 <= number <= len(items):
-        raise PlayError(f"choose a number from 1 to {len(items)}")
-    item = items[number - 1]
-    if item.pick is not None:
-        toggle_die(session, picked, item.pick)
-        show_options(session, picked, out)
-        return
-    assert item.action is not None
-    print(f"You: {item.label}", file=out)
-    session.choose(item.action)
-    _show_move(session, out)
-
-
-def _show_move(session: PlaySession, out: TextIO) -> None:
-    """What happened since the last input: the bots' moves, the engine's notices, the board."""
-    narrate(session, out)
-    show_notices(session, out)
-    show_board(session, out)
+def _numbers(numbers: list[int]) -> str:
+    """1..7 for a run of numbers, else the list."""
+    if numbers and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"the numbers {numbers[0]} to {numbers[-1]}"
+    return "the numbers " + ", ".join(map(str, numbers))
 
 
 def _show_result(session: PlaySession, out: TextIO) -> None:

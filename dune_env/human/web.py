@@ -1,9 +1,12 @@
 """`dune-play --web`: the game in the browser, served on 127.0.0.1 only (stdlib http.server).
 
 The page draws the position with the replay viewer's code (board.js) and shows only what your
-seat may see; your options are buttons.  The server keeps the one game; the page asks it for the
-position (GET /api/state) and sends your choices (POST /api/act, /api/undo, /api/new,
-/api/load; GET /api/save downloads the game in progress).
+seat may see; your options are buttons, with what each means here.  Beside them: what happened
+since your last decision (the bots' rolls condensed, what hit you marked), the notices of what
+the engine did for you, and the whole log.  The server keeps the one game; the page asks it for
+the position (GET /api/state) and sends your choices (POST /api/act, /api/undo, /api/new,
+/api/load; GET /api/save downloads the game in progress).  "New game" asks first when a game is
+under way.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ..replay.html import asset, embed_json, fill_template
 from ..replay.record import ReplayRecord
 from . import guide
 from .session import PlayError, PlaySession
+from .story import Teller, ToldLine
 
 HOST = "127.0.0.1"
 _MAX_BODY = 5_000_000
@@ -136,8 +140,27 @@ def session_meta(session: PlaySession) -> dict[str, Any]:
     )
     data = meta(record, session.game)
     data["you"] = session.you
-    data["howToPlay"] = guide.HOW_TO_PLAY
+    data["howToPlay"] = {
+        "title": guide.HOW_TO_PLAY_TITLE,
+        "items": list(guide.HOW_TO_PLAY_ITEMS),
+        "glossary": [list(entry) for entry in guide.GLOSSARY],
+    }
     return data
+
+
+def told_lines(session: PlaySession) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The story for the page, each line as {text, note, mine}: the whole log (every event,
+    the notices in their places) and what happened since your last decision, condensed
+    (`story.Teller`: the bots' rolls in a line each)."""
+    before, since = session.story_parts()
+    faction = session.game.state.seat_faction[session.you]
+    teller = Teller(faction)
+    teller.tell(before)
+
+    def rows(lines: list[ToldLine]) -> list[dict[str, Any]]:
+        return [{"text": t.text, "note": t.note, "mine": t.mine} for t in lines]
+
+    return rows(Teller(faction).tell(before + since, condense=False)), rows(teller.tell(since))
 
 
 class _PlayHandler(BaseHTTPRequestHandler):
@@ -297,18 +320,29 @@ class PlayServer:
     def state(self) -> dict[str, Any]:
         session = self.session
         session.play_bots()
+        log, since = told_lines(session)
+        options = session.options()
         return {
             "frame": session.frame(),
-            "events": session.events(),
-            "names": {str(a): name for a, name in session.options()},
+            "log": log,
+            "since": since,
+            "names": {str(a): name for a, name in options},
             "yourTurn": session.your_turn,
             "over": session.over,
             "seed": session.seed,
+            "yourFaction": session.game.state.seat_faction[session.you],
+            "yourDecisions": sum(
+                1
+                for row in session.game.state.history
+                if row.seat == session.you and not row.forced
+            ),
             "guide": guide.page_guide(
                 session.game,
                 session.you,
-                [a for a, _ in session.options()],
+                [a for a, _ in options],
                 action_of(DecisionKind.FIX_DICE, 0),  # + a subset's mask = its action
+                session.notices(),
+                session.context(),
             ),
         }
 

@@ -14,7 +14,8 @@ falls back to one call per row for callables without it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,17 +28,40 @@ class ObservationPolicyError(ValueError):
     """An observation policy returned something that is not a legal action id."""
 
 
+class _Environment(NamedTuple):
+    """What an observation policy needs of the environment package."""
+
+    observer: type
+    action_mask: Callable[[Any, int], np.ndarray]
+    check_action: Callable[[Any, str], int]
+    illegal_action_message: Callable[..., str]
+    option_of: Callable[[int, int], int]
+
+
+@cache
+def _environment() -> _Environment:
+    """The environment's observer and action table, imported at the first decision: a process
+    playing engine policies only never loads the environment package."""
+    from ..environment.action_table import (
+        action_mask,
+        check_action,
+        illegal_action_message,
+        option_of,
+    )
+    from ..environment.observer import Observer
+
+    return _Environment(Observer, action_mask, check_action, illegal_action_message, option_of)
+
+
 def observation_and_mask(
     game: Game, seat: int, observer: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `dune_v1` observation vector and int8 action mask of `seat` in `game`."""
-    from ..environment.action_table import action_mask
-    from ..environment.observer import Observer
-
+    environment = _environment()
     state = game.state
     if observer is None or observer.num_players != state.num_players:
-        observer = Observer(state.num_players)
-    return observer.observe(state, object(), seat), action_mask(state, seat)
+        observer = environment.observer(state.num_players)
+    return observer.observe(state, None, seat), environment.action_mask(state, seat)
 
 
 class ObservationPolicy:
@@ -56,12 +80,12 @@ class ObservationPolicy:
         return np.array([self.fn(o, m) for o, m in zip(observations, masks, strict=True)])
 
     def act(self, game: Game, seat: int) -> int:
-        from ..environment.observer import Observer
-
+        environment = _environment()
         n = game.state.num_players
-        if n not in self._observers:
-            self._observers[n] = Observer(n)
-        obs, mask = observation_and_mask(game, seat, self._observers[n])
+        observer = self._observers.get(n)
+        if observer is None:
+            observer = self._observers[n] = environment.observer(n)
+        obs, mask = observation_and_mask(game, seat, observer)
         return action_option(self.name, game, seat, action_id(self.name, self.fn(obs, mask)), mask)
 
 
@@ -69,10 +93,9 @@ def action_id(name: str, action: Any) -> int:
     """What an observation policy named `name` returned, as an action id (the env's own check:
     8.9 is refused, not truncated to 8); ObservationPolicyError otherwise."""
     from ..engine.shown import shown
-    from ..environment.action_table import check_action
 
     try:
-        return check_action(action, f"policy {name!r}")
+        return _environment().check_action(action, f"policy {name!r}")
     except (TypeError, ValueError) as exc:
         raise ObservationPolicyError(
             f"policy {name!r} returned {shown(action)}, not an int action id: {exc}"
@@ -82,13 +105,12 @@ def action_id(name: str, action: Any) -> int:
 def action_option(name: str, game: Game, seat: int, action: int, mask: np.ndarray) -> int:
     """The engine option of the action id `action` that the observation policy `name` chose
     for `seat` under `mask`; ObservationPolicyError if the mask does not allow it."""
-    from ..environment.action_table import illegal_action_message, option_of
-
+    environment = _environment()
     state = game.state
     if not mask[action]:
         raise ObservationPolicyError(
-            illegal_action_message(
+            environment.illegal_action_message(
                 action, state.pending_kind, game.legal_options(), f"policy {name!r} (player_{seat})"
             )
         )
-    return option_of(state.pending_kind, action)
+    return environment.option_of(state.pending_kind, action)

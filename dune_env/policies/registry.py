@@ -81,12 +81,15 @@ def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
 
 
 def builtin_policy_classes() -> list[type]:
-    """The classes of the registered built-in policies, and `ObservationPolicy` (when its
-    callable is one of `builtin_observation_callables`): the policies the harness may hand the
-    live game (`dune_env.match.is_builtin`)."""
+    """The classes of the registered built-in policies, `ObservationPolicy` (when its callable
+    is one of `builtin_observation_callables`) and `ResidualWeightsPolicy` (a network's arrays
+    and a built-in heuristic, both only reading the game): the policies the harness may hand
+    the live game (`dune_env.match.is_builtin`)."""
     from .observation import ObservationPolicy
+    from .residual import ResidualWeightsPolicy
 
-    return [import_attr(path) for path in BUILTIN_POLICIES.values()] + [ObservationPolicy]
+    builtin = [import_attr(path) for path in BUILTIN_POLICIES.values()]
+    return builtin + [ObservationPolicy, ResidualWeightsPolicy]
 
 
 def builtin_observation_callables() -> list[type]:

@@ -48,29 +48,43 @@ class ResidualWeightsPolicy:
         self.teacher = heuristic(self.teacher_name)
         self._observers: dict[int, Any] = {}
 
+    def _observer(self, num_players: int) -> Any:
+        observer = self._observers.get(num_players)
+        if observer is None:
+            from ..environment.observer import Observer
+
+            observer = self._observers[num_players] = Observer(num_players)
+        return observer
+
     def logits(self, game: Game, seat: int) -> tuple[np.ndarray, np.ndarray, int]:
         """(the masked logits with the heuristic's bonus, the legal mask, the heuristic's
         action id) of `seat`'s pending decision."""
         from ..environment.action_table import action_of
-        from ..environment.observer import Observer
         from .observation import observation_and_mask
 
-        n = game.state.num_players
-        observer = self._observers.get(n)
-        if observer is None:
-            observer = self._observers[n] = Observer(n)
-        obs, mask = observation_and_mask(game, seat, observer)
+        obs, mask = observation_and_mask(game, seat, self._observer(game.state.num_players))
         suggested = action_of(game.state.pending_kind, int(self.teacher.act(game, seat)))
-        logits = self.weights.logits(obs)[0].numpy().astype(np.float64)
+        logits = self.weights.logits(obs)[0].astype(np.float64)
         logits[suggested] += self.beta
         logits[mask == 0] = -np.inf
         return logits, mask, suggested
 
     def act(self, game: Game, seat: int) -> int:
-        from ..environment.action_table import option_of
+        """The legal option with the highest `logits` (the first of equal ones by action id),
+        the network evaluated for the legal actions only."""
+        from ..environment.action_table import action_ids
 
-        logits, _, _ = self.logits(game, seat)
-        return option_of(game.state.pending_kind, int(np.argmax(logits)))
+        state = game.state
+        options = game.legal_options()
+        suggested = int(self.teacher.act(game, seat))
+        if len(options) == 1:
+            return suggested  # (the heuristic's choice is the only legal option)
+        ordered = sorted(options)  # action ids ascending: ties go to the first, as np.argmax
+        obs = self._observer(state.num_players).observe(state, None, seat)
+        ids = np.array(action_ids(state.pending_kind, ordered))
+        logits = self.weights.legal_logits(obs, ids).astype(np.float64)
+        logits[ordered.index(suggested)] += self.beta
+        return ordered[int(np.argmax(logits))]
 
 
 def departures(

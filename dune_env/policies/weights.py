@@ -374,11 +374,11 @@ def _read_hashed(path: Path, largest: int, sha256: str, label: str) -> bytes:
 @lru_cache(maxsize=32)
 def _load_network(
     json_file: str, version: tuple[int, ...]
-) -> tuple[list[np.ndarray], dict[str, Any], tuple[layouts.TrainedField, ...]]:
-    """(actor arrays [W1, b1, W2, b2, ..., W_out, b_out], the checked 'network' description,
-    the observation layout it was trained on), loaded once per file version.  Loading uses
-    numpy only: a process that loads and then forks harness workers has not started torch's
-    thread pool (which does not survive a fork)."""
+) -> tuple[Network, dict[str, Any], tuple[layouts.TrainedField, ...]]:
+    """(the actor, the checked 'network' description, the observation layout it was trained
+    on), loaded once per file version.  Loading and playing use numpy only: torch is for
+    training (and a process that loads and then forks harness workers has no torch thread pool,
+    which does not survive a fork)."""
     json_path = Path(json_file)
     desc = read_description(json_path)
     label = str(json_path)
@@ -423,15 +423,90 @@ def _load_network(
     for i in range(len(net["pi"])):
         actor += [state[f"mlp_extractor.policy_net.{2 * i}.{p}"] for p in ("weight", "bias")]
     actor += [state["action_net.weight"], state["action_net.bias"]]
-    arrays = [np.array(a, copy=True) for a in actor]
-    return arrays, net, trained_layout(desc, label)
+    return Network(actor, net["activation"]), net, trained_layout(desc, label)
+
+
+class Network:
+    """The actor of a safe-format network, evaluated with numpy in float32 (the dtype it was
+    trained and stored in): `hidden` layers, each `activation(x @ weight_t + bias)`, then the
+    action head `latent @ head.T + head_bias`.  The values are those of stable-baselines3's
+    MlpPolicy up to the rounding of float32 sums (numpy's BLAS adds in another order than
+    torch's); no torch is needed to play.  The arrays are read-only and shared by every policy
+    loading the same file."""
+
+    # A single observation is mostly zeros: its first layer gathers the weight rows of the
+    # non-zero entries when there are fewer than this share of them.
+    SPARSE_SHARE = 0.25
+
+    def __init__(self, actor: list[np.ndarray], activation: str) -> None:
+        def frozen(array: np.ndarray) -> np.ndarray:
+            out = np.ascontiguousarray(array, dtype=np.float32)
+            out.flags.writeable = False
+            return out
+
+        # Weights transposed to (inputs, units): a single observation's first layer gathers
+        # contiguous rows, and `x @ weight_t` is a plain matrix product.
+        self.hidden = [
+            (frozen(actor[i].T), frozen(actor[i + 1])) for i in range(0, len(actor) - 2, 2)
+        ]
+        self.head = frozen(actor[-2])  # (actions, units): legal rows are gathered
+        self.head_bias = frozen(actor[-1])
+        self.inputs = self.hidden[0][0].shape[0]
+        self.tanh = activation == "tanh"
+
+    def latent(self, x: np.ndarray) -> np.ndarray:
+        """The last hidden layer of float32 inputs `x`: one observation (1-D) or rows (2-D)."""
+        weight_t, bias = self.hidden[0]
+        if x.ndim == 1:
+            (nonzero,) = x.nonzero()
+            if nonzero.size < self.SPARSE_SHARE * x.size:
+                h = x[nonzero] @ weight_t[nonzero]
+            else:
+                h = x @ weight_t
+        else:
+            h = x @ weight_t
+        h += bias
+        self._activate(h)
+        for weight_t, bias in self.hidden[1:]:
+            h = h @ weight_t
+            h += bias
+            self._activate(h)
+        return h
+
+    def _activate(self, h: np.ndarray) -> None:
+        if self.tanh:
+            np.tanh(h, out=h)
+        else:
+            np.maximum(h, 0.0, out=h)
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Every action's logit, (rows, actions) float32, of rows `x` (2-D)."""
+        out = self.latent(x) @ self.head.T
+        out += self.head_bias
+        return out
+
+    def legal_logits(self, x: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The logits of the actions `legal` (ids) only, float32, of one observation `x`: the
+        head's other rows are never computed."""
+        out = self.head[legal] @ self.latent(x)
+        out += self.head_bias[legal]
+        return out
+
+
+def no_legal_action(where: str) -> ValueError:
+    return ValueError(
+        f"{where}: the action mask allows no action; a policy is asked only when its seat has "
+        "a legal action (a mask with at least one 1)"
+    )
 
 
 class WeightsPolicy:
-    """An observation policy playing a safe-format network greedily.
+    """An observation policy playing a safe-format network greedily: the legal action with
+    the highest logit (the first of equal ones), as `MaskablePPO.predict(deterministic=True)`.
 
     It takes observations of `layout` (default: the installed `OBS_LAYOUT`) and gives the
-    network the entries of the layout it was trained on, found by field name."""
+    network the entries of the layout it was trained on, found by field name.  Inference is
+    numpy only (`Network`)."""
 
     def __init__(self, path: str | Path, layout: Any = None, on_heuristic: bool = False) -> None:
         _, json_path = weight_paths(path)
@@ -447,7 +522,7 @@ class WeightsPolicy:
             if p.is_file()
             for x in (p.stat().st_mtime_ns, p.stat().st_size)
         )
-        self.arrays, network, self.trained_layout = _load_network(str(json_path), version)
+        self.network, network, self.trained_layout = _load_network(str(json_path), version)
         self.activation: str = network["activation"]
         # (heuristic, beta) of a RESIDUAL_KIND network, played by `weights_policy` only.
         self.teacher: tuple[str, float] | None = None
@@ -468,42 +543,39 @@ class WeightsPolicy:
             self.columns = layouts.input_columns(self.trained_layout, layout)
         except layouts.LayoutMismatch as exc:
             raise PolicyLoadError(f"model {str(path)!r}: {exc}") from None
-        self._actor: list[Any] | None = None  # torch tensors, made at the first decision
         self.path = str(path)
 
-    def logits(self, observations: np.ndarray) -> Any:
-        """Unmasked action logits (a torch tensor of shape (rows, actions)) of one observation
-        or a batch of them.  The layers are those of stable-baselines3's MlpPolicy, so the values
-        are the same."""
-        import torch
-        import torch.nn.functional as F
+    def inputs(self, observations: np.ndarray) -> np.ndarray:
+        """The network's float32 input of one observation (1-D) or rows of them (2-D)."""
+        return np.asarray(observations, dtype=np.float32)[..., self.columns]
 
-        if self._actor is None:
-            self._actor = [torch.from_numpy(a) for a in self.arrays]
-        actor = self._actor
-        act = torch.tanh if self.activation == "tanh" else torch.relu
-        rows = np.asarray(observations, dtype=np.float32)
-        rows = rows.reshape(-1, rows.shape[-1])[:, self.columns]
-        x = torch.as_tensor(rows)
-        with torch.no_grad():
-            for i in range(0, len(actor) - 2, 2):
-                x = act(F.linear(x, actor[i], actor[i + 1]))
-            return F.linear(x, actor[-2], actor[-1])
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Unmasked action logits, a float32 array of shape (rows, actions), of one
+        observation or a batch of them."""
+        rows = self.inputs(observations)
+        return self.network.logits(rows.reshape(-1, rows.shape[-1]))
+
+    def legal_logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The logits (float32) of the action ids `legal` of one observation."""
+        return self.network.legal_logits(self.inputs(observation), legal)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The greedy legal action of each row (one forward pass for the whole batch)."""
-        import torch
-
         logits = self.logits(observations)
-        mask = torch.as_tensor(np.asarray(masks).astype(bool)).reshape(logits.shape)
-        with torch.no_grad():
-            # As sb3-contrib's MaskableCategorical: illegal logits -> -1e8, mode = argmax probs.
-            masked = torch.where(mask, logits, torch.tensor(-1e8, dtype=logits.dtype))
-            probs = torch.distributions.Categorical(logits=masked, validate_args=False).probs
-            return torch.argmax(probs, dim=1).numpy()
+        legal = np.asarray(masks).astype(bool).reshape(logits.shape)
+        empty = np.flatnonzero(~legal.any(axis=1))
+        if empty.size:
+            raise no_legal_action(f"model {self.path!r}, row {int(empty[0])}")
+        return np.where(legal, logits, -np.inf).argmax(axis=1)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(observation, action_mask)[0])
+        observation = np.asarray(observation)
+        if observation.ndim != 1:
+            return int(self.act_batch(observation, action_mask)[0])
+        (legal,) = np.asarray(action_mask).nonzero()
+        if not legal.size:
+            raise no_legal_action(f"model {self.path!r}")
+        return int(legal[np.argmax(self.legal_logits(observation, legal))])
 
 
 def weights_policy(path: str) -> Any:

@@ -13,7 +13,7 @@ to their decider only; the event log is public (events.py).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Final
 
 from ..engine import Game
 from ..engine.constants import (
@@ -25,10 +25,11 @@ from ..engine.constants import (
     TOKEN_NAMES,
 )
 from ..engine.decisions import DecisionKind, describe_option
-from ..engine.events import render
+from ..engine.events import dice_numbers, render
 from ..engine.game import IllegalOptionError
 from ..engine.information import HIDDEN_DECISIONS, bid_in_progress
 from ..engine.map_data import DEFAULT_MAP
+from ..engine.rules import next_storm_sector
 from ..engine.state import GameState, Phase
 from ..environment.action_table import ACTIONS, action_ids, action_of
 from ..environment.observer import OBS_LAYOUT, Observer
@@ -51,6 +52,10 @@ def board(state: GameState) -> dict[str, Any]:
         "factions": list(s.seat_faction),
         "dice": list(s.dice_faces),
         "fixed": [int(f) for f in s.dice_fixed],
+        "rolled": int(s.phase > Phase.SETUP_PLACE),  # before the first turn the dice mean nothing
+        # STORM-1: the sector the storm enters at the end of this turn (0: it stays, or the
+        # roll is not over yet).
+        "stormNext": next_storm_sector(s) if Phase.ROLL < s.phase < Phase.GAME_OVER else 0,
         "pool": s.pool,
         "ally": s.ally,
         "target": s.target,
@@ -127,7 +132,7 @@ def build_frames(record: ReplayRecord) -> dict[str, Any]:
             kind = DecisionKind(state.pending_kind)
             legal = game.legal_options()
             for option in legal:
-                names.setdefault(str(action_of(kind, option)), describe_option(kind, option))
+                names.setdefault(str(action_of(kind, option)), option_text(kind, option))
             chosen = options[step] if step < len(options) else None
             frame["decision"] = {
                 "seat": state.pending_seat,
@@ -151,6 +156,39 @@ def build_frames(record: ReplayRecord) -> dict[str, Any]:
             raise ReplayError(f"option {step} of the replay does not replay: {exc}") from None
     events = [render(e) for e in game.state.events]
     return {"meta": meta(record, game), "frames": frames, "events": events, "names": names}
+
+
+# Where a turn stands, for people: the step of RULES.md §6 each engine phase belongs to.
+_STEPS: Final = (
+    ("SETUP", "set-up"),
+    ("ROLL", "step 1, the dice"),
+    ("PITER", "step 1, the dice"),
+    ("AXOLOTL", "step 1, the dice"),
+    ("ALLY", "step 2, alliance"),
+    ("RECRUIT", "step 3, recruiting"),
+    ("GHOLA", "step 3, recruiting"),
+    ("KANLY", "step 4, Kanly"),
+    ("LAND", "step 5, landing"),
+    ("MOVE", "step 6, movement"),
+    ("BATTLE", "step 7, battles"),
+    ("PROPERTY", "step 8, property"),
+    ("STORM", "step 9, the storm"),
+    ("END_TURN", "step 10, end of the turn"),
+    ("GAME_OVER", "game over"),
+)
+PHASE_NAMES: Final = {
+    phase.name: next(text for prefix, text in _STEPS if phase.name.startswith(prefix))
+    for phase in Phase
+}
+
+
+def option_text(kind: DecisionKind, option: int) -> str:
+    """An option's name for people: the engine's name, but dice numbered 1-7 as the event log
+    and the board number them ("fix dice 1, 5"; the action table's names keep the engine's
+    indices 0-6)."""
+    if kind == DecisionKind.FIX_DICE:
+        return f"fix {dice_numbers(option)}"
+    return describe_option(kind, option)
 
 
 def meta(record: ReplayRecord, game: Game) -> dict[str, Any]:
@@ -212,6 +250,7 @@ def meta(record: ReplayRecord, game: Game) -> dict[str, Any]:
         "dieSymbols": [int(f) for f in FACTION_DIE_SYMBOLS],
         "kanlyNames": list(KANLY_NAMES),
         "maxRounds": MAX_ROUNDS,
+        "phaseNames": PHASE_NAMES,
     }
 
 

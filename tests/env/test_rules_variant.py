@@ -54,8 +54,15 @@ def test_every_rule_changing_config_flag_has_an_entry() -> None:
     )
     not_rules = {"num_players", "faction_mode", "factions", "win_reward", "loss_reward"}
     not_rules |= {"skip_forced_decisions", "record_events"}
+    # BATTLE-3's variant came after dune_v1 was published: an entry more would change the
+    # observation layout, so it is observed from the next environment version on.
+    after_v1 = {"battle_survives_fortress"}
     flags = set(GameConfig.known_keys()) - not_rules - {"region_die_west_faces", "face_dancers"}
-    assert flags <= set(RULES_VARIANT_ENTRIES)
+    assert flags - after_v1 <= set(RULES_VARIANT_ENTRIES)
+    for option in CONFIG_OPTIONS:
+        if option.name in after_v1:
+            assert option.changes_rules and not option.variant
+            assert option.name not in RULES_VARIANT_ENTRIES
     expected = dict(zip(V2_ENTRIES, DEFAULT_VECTOR, strict=True))
     assert by_name(rules_variant_values(GameConfig())) == expected
 

@@ -13,4 +13,5 @@ def cheap_suite(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(suite, "REFERENCES", ("economic", "aggressive", "random"))
     monkeypatch.setattr(suite, "SEATED_ONLY_AT", {})
-    monkeypatch.setitem(suite.DEALS, "standard-short", 1)
+    monkeypatch.setattr(suite, "SHORT_DEALS", dict.fromkeys(suite.PLAYER_COUNTS, 1))
+    monkeypatch.setattr(suite, "DEALS", dict.fromkeys(suite.PLAYER_COUNTS, 1))

@@ -58,11 +58,13 @@ def test_strength_ranks_the_winner_higher() -> None:
 @pytest.mark.parametrize("num_players", [3, 4, 5, 6, 8])
 def test_schedule_balances_seats_and_factions(num_players: int) -> None:
     """Every policy sits in every seat equally often, and plays every faction equally often,
-    over whole rotation cycles."""
+    over whole cycles of the faction sets (m deals of the seating design)."""
     from dune_env.engine.constants import available_factions
+    from dune_env.match import lineup
+    from dune_env.seatings import deal_seatings
 
     m = len(available_factions(num_players))
-    games = num_players * num_players * m
+    games = len(deal_seatings(lineup(["a", "b"], num_players))) * m
     specs = schedule(["a", "b"], num_players, games, seed=1)
     seats = Counter()
     factions = Counter()

@@ -22,6 +22,9 @@ from dune_env.harness.outputs import OutputError
 from dune_env.policies.observation import ObservationPolicy, ObservationPolicyError
 
 BAD = "tests.harness.bad_policies"
+# random under another name: the same seatings (and so the same games) as a line-up with a
+# misbehaving policy in its place, which plays as random wherever it does not misbehave.
+RANDOM_COPY = "dune_env.policies.base:RandomPolicy"
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -70,7 +73,7 @@ def test_exiting_or_dying_policy_loses_only_its_games(
     assert "Failed games" in (tmp_path / "report.md").read_text()
     assert _csv_games(tmp_path / "results.csv") == {1: 3, 3: 3}
     # The games that went right are exactly those of a run without the misbehaviour.
-    clean = run_benchmark(["random", "random"], num_players=3, games=4, seed=0, plots=False)
+    clean = run_benchmark(["random", RANDOM_COPY], num_players=3, games=4, seed=0, plots=False)
     assert _outcomes(result.rows) == [o for o in _outcomes(clean.rows) if o[0] in (1, 3)]
 
 
@@ -122,7 +125,7 @@ def test_policy_editing_its_game_changes_nothing() -> None:
     """Engine policies decide on a clone: a policy that rewinds the round and moves its
     pieces (which made the game endless before) plays exactly as RandomPolicy."""
     edited = run_benchmark(["random", f"{BAD}:Editor"], num_players=3, games=3, seed=2, plots=False)
-    clean = run_benchmark(["random", "random"], num_players=3, games=3, seed=2, plots=False)
+    clean = run_benchmark(["random", RANDOM_COPY], num_players=3, games=3, seed=2, plots=False)
     assert not edited.failures
     assert _outcomes(edited.rows) == _outcomes(clean.rows)
 
@@ -133,7 +136,7 @@ def test_a_policy_claiming_a_project_module_name_still_decides_on_a_clone() -> N
     spoofed = run_benchmark(
         ["random", f"{BAD}:SpoofedEditor"], num_players=3, games=3, seed=2, plots=False
     )
-    clean = run_benchmark(["random", "random"], num_players=3, games=3, seed=2, plots=False)
+    clean = run_benchmark(["random", RANDOM_COPY], num_players=3, games=3, seed=2, plots=False)
     assert not spoofed.failures
     assert _outcomes(spoofed.rows) == _outcomes(clean.rows)
 
@@ -144,7 +147,7 @@ def test_a_policy_patching_the_result_class_in_its_worker_changes_no_result() ->
     forged = run_benchmark(
         ["random", f"{BAD}:ResultForger"], num_players=3, games=3, seed=2, plots=False
     )
-    clean = run_benchmark(["random", "random"], num_players=3, games=3, seed=2, plots=False)
+    clean = run_benchmark(["random", RANDOM_COPY], num_players=3, games=3, seed=2, plots=False)
     assert not forged.failures
     assert _outcomes(forged.rows) == _outcomes(clean.rows)
     assert sum(r.won for r in forged.rows) < len(forged.rows)

@@ -143,7 +143,7 @@ def test_adjusted_scores_feed_the_fit_the_paired_table_and_the_sprt(tmp_path: Pa
         return run_benchmark(
             ["aggressive", "random"],
             4,
-            8,
+            12,  # two deals of the 6 balanced seatings of A B A B
             duplicate=True,
             out_dir=tmp_path,
             luck_samples=2,
@@ -161,7 +161,7 @@ def test_adjusted_scores_feed_the_fit_the_paired_table_and_the_sprt(tmp_path: Pa
     summary = result.summary
     assert summary["luck_adjusted"]["strength_fit_unadjusted"]["games_fitted"] >= 0
     pair = summary["head_to_head"][0]
-    raw = head_to_head(rows, {})[0]
+    raw = head_to_head(rows)[0]
     scores = deal_scores(rows, pair["a"], pair["b"], "control", luck_adjusted=True)
     assert pair["control_win_rate_diff"] == pytest.approx(float(np.mean(scores)))
     assert pair["control_win_rate_diff"] != pytest.approx(raw["control_win_rate_diff"])

@@ -59,13 +59,13 @@ def test_ray_backend_gives_the_local_results(local_ray: Any, tmp_path: Path) -> 
     """Same seed, same schedule: summary.json (all but its meta) and every results.csv row are
     identical to the local backend's, for a duplicate schedule of heuristics and random."""
     common: dict[str, Any] = dict(
-        num_players=4, games=8, seed=5, duplicate=True, plots=False, bootstrap=50
+        num_players=4, games=24, seed=5, duplicate=True, plots=False, bootstrap=50
     )
     run_benchmark(LINEUP, workers=2, out_dir=tmp_path / "local", **common)
     remote = run_benchmark(LINEUP, workers=2, out_dir=tmp_path / "ray", backend="ray", **common)
     assert remote.summary["meta"]["backend"] == "ray"
     assert "on 2 worker(s) (Ray tasks)" in (tmp_path / "ray" / "report.md").read_text()
-    assert remote.summary["games"] == 8 and not remote.failures
+    assert remote.summary["games"] == 24 and not remote.failures
     assert _without_meta(tmp_path / "ray" / "summary.json") == _without_meta(
         tmp_path / "local" / "summary.json"
     )

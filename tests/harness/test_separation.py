@@ -1,5 +1,9 @@
-"""The benchmark separates competent policies from slightly weaker copies (issue: "800
-four-player duplicate games").  Plays 800 games on 2 workers: the slowest harness test."""
+"""The benchmark separates competent policies from slightly weaker copies.  Plays 1,632
+four-player games on 2 workers (68 duplicate deals of the 24 balanced seatings): the slowest
+harness test.  (The first issue asked for 800 games; those sufficed while the line-up's rotations
+seated each heuristic just before its own weaker copy, a seat-order edge the balanced seatings
+no longer give: at 816 games aggressive's paired strength over its copy reads +0.42 [-0.14,
++1.16] and its control-win difference +2.6 points [+1.1, +4.0].)"""
 
 from __future__ import annotations
 
@@ -9,10 +13,10 @@ from dune_env.harness import run_benchmark
 def test_each_heuristic_is_stronger_than_its_20_percent_random_copy() -> None:
     lineup = ["aggressive", "aggressive-eps20", "economic", "economic-eps20"]
     result = run_benchmark(
-        lineup, num_players=4, games=800, seed=0, workers=2, plots=False, duplicate=True
+        lineup, num_players=4, games=1632, seed=0, workers=2, plots=False, duplicate=True
     )
     summary = result.summary
-    assert summary["games"] == 800 and not result.failures
+    assert summary["games"] == 1632 and not result.failures
     fit = summary["strength_fit"]
     assert fit["converged"]
     policies = summary["policies"]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import dune_env.harness.sprt as sprt
 import dune_env.harness.sprt_run as sprt_run
 from dune_env.harness.cli import main as bench_main
 from dune_env.harness.sprt import (
@@ -20,9 +21,9 @@ from dune_env.harness.sprt import (
     H1,
     UNDECIDED,
     SprtDesign,
-    block_means,
     deal_scores,
     decide,
+    default_block,
     fixed_sample_deals,
     llr,
     llr_trace,
@@ -40,77 +41,106 @@ def test_bounds_are_walds() -> None:
 
 
 def test_llr_against_hand_computed_values() -> None:
+    """Wald's normal-mean LLR with the variance estimated from the deals (widened by
+    VARIANCE_WIDENING / m for its own error): m (d1 - d0) (mean - middle) / s^2."""
     x = [0.1, -0.1, 0.2, 0.0]
-    # Variance about 0 (H0): (0.01 + 0.01 + 0.04 + 0) / 4 = 0.015; about 0.05 (H1):
-    # (0.0025 + 0.0225 + 0.0225 + 0.0025) / 4 = 0.0125; LLR = 4/2 * ln(0.015 / 0.0125).
-    assert llr(x, 0.0, 0.05) == pytest.approx(2 * math.log(1.2))
-    # After two values: mean 0, variance about 0 = 0.01, about 0.05 = 0.0125.
+    # mean 0.05, sample variance (0.0025 + 0.0225 + 0.0225 + 0.0025) / 3 = 0.05 / 3.
+    variance = 0.05 / 3 * (1 + sprt.VARIANCE_WIDENING / 4)
+    assert llr(x, 0.0, 0.05) == pytest.approx(4 * 0.05 * (0.05 - 0.025) / variance)
     trace = llr_trace(x, 0.0, 0.05)
-    assert trace[1] == pytest.approx(math.log(0.01 / 0.0125))
+    # After two values: mean 0, sample variance 0.02: below the middle, so negative.
+    assert trace[1] == pytest.approx(
+        2 * 0.05 * (0.0 - 0.025) / (0.02 * (1 + sprt.VARIANCE_WIDENING / 2))
+    )
     assert trace[0] == 0.0  # one value has no spread: no evidence yet
-    assert np.all(llr_trace([0.25] * 5, 0.0, 0.05) == 0.0)
-    assert llr(np.array(x) + 0.05, 0.05, 0.1) == pytest.approx(2 * math.log(1.2))  # shift-free
+    # No spread at all: the side of the middle decides, as the limit of the formula.
+    assert llr_trace([0.25] * 5, 0.0, 0.05)[1:].tolist() == [math.inf] * 4
+    assert llr_trace([0.0] * 5, 0.01, 0.05)[-1] == -math.inf
+    assert llr(np.array(x) + 0.05, 0.05, 0.1) == pytest.approx(llr(x, 0.0, 0.05))  # shift-free
 
 
-def test_decide_stops_at_the_first_block_past_a_bound() -> None:
+def test_the_llr_grows_with_the_distance_from_both_hypotheses() -> None:
+    """The generalized SPRT used until 0.2 saturated: its increase per deal fell towards 0 as
+    the effect moved away from [delta0, delta1], so a policy far below its opponent took more
+    games than the fixed-size test (960 against ~712).  Wald's statistic is linear in the mean."""
+    rng = np.random.default_rng(5)
+    noise = rng.normal(0.0, 0.1, 200)
+    near, far = llr(noise - 0.02, 0.0, 0.03), llr(noise - 0.13, 0.0, 0.03)
+    assert far < 3 * near < 0
+
+
+def test_decide_stops_at_the_first_ready_look_past_a_bound() -> None:
     design = SprtDesign(delta0=0.0, delta1=0.1, block=2)
-    assert list(block_means([1, 2, 3, 4, 5], 2)) == [1.5, 3.5]  # the partial block waits
-    rising = [0.1, 0.3] * 40  # block means all 0.2: no spread, then one block of 0.0
-    rising[2:4] = [0.0, 0.0]
-    decision = decide(rising, design)
+    rng = np.random.default_rng(1)
+    strong = list(rng.normal(0.3, 0.1, 200))  # far above delta1: H1
+    decision = decide(strong, design)
     assert decision.decision == H1 and decision.llr >= design.upper
-    assert decision.deals == 2 * len(decision.trace)
-    assert all(design.lower < v < design.upper for v in decision.trace[:-1])
-    assert decide([-x for x in rising], design).decision == H0
-    assert decide([0.0, 0.1, 0.2], design) == decide([0.0, 0.1], design)  # block of 2 unfinished
+    assert decision.deals == 2 * len(decision.trace) and decision.deals % 2 == 0
+    # Not before MIN_DEALS deals, however clear the first ones are.
+    assert decision.deals == max(sprt.MIN_DEALS, 4)
+    assert all(v >= design.upper for v in decision.trace[-1:])
+    assert decide([-x for x in strong], design).decision == H0
+    assert decide(strong[:41], design) == decide(strong[:40], design)  # block of 2 unfinished
+    assert decide(strong[: sprt.MIN_DEALS - 2], design).decision == UNDECIDED
     assert decide([], design).decision == UNDECIDED
 
 
+def test_no_decision_before_a_share_of_the_fixed_tests_deals() -> None:
+    """With a wide spread the fixed-size test needs many deals; the sequential test waits for
+    MIN_SHARE_OF_FIXED of them (at the spread seen so far) before trusting its variance."""
+    design = SprtDesign(delta0=0.0, delta1=0.03, block=2)
+    rng = np.random.default_rng(2)
+    x = rng.normal(0.2, 0.3, 2000)  # a large effect, but noisy
+    decision = decide(x, design)
+    sd = float(np.std(x[: decision.deals], ddof=1))
+    assert decision.decision == H1
+    assert decision.deals >= sprt.MIN_SHARE_OF_FIXED * fixed_sample_deals(sd, design) - 2
+
+
 @pytest.mark.parametrize(
-    "bad", [{"alpha": 0.0}, {"beta": 0.6}, {"delta0": 0.1, "delta1": 0.1}, {"block": 0}]
+    "bad",
+    [{"alpha": 0.0}, {"beta": 0.6}, {"delta0": 0.1, "delta1": 0.1}, {"block": 0}, {"delta1": 2}],
 )
 def test_a_bad_design_is_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=next(iter(bad)).rstrip("01")):
         SprtDesign(**bad)
 
 
-def _error_rate(
-    design: SprtDesign, pa: float, pb: float, wrong: str, seed: int
-) -> tuple[float, float]:
-    result = simulate(design, pa, pb, runs=3000, deals=1200, seed=seed)
+def _run(design: SprtDesign, pa: float, pb: float, seed: int, **deal: int) -> dict[str, float]:
+    result = simulate(design, pa, pb, runs=3000, deals=400, seed=seed, **deal)
     assert result[UNDECIDED] < 0.01
-    return result[wrong], result["mean_deals"]
+    return result
 
 
-def test_simulated_error_rates_are_within_their_targets() -> None:
-    """Synthetic deals like aggressive's against its 20%-random copy (4% control wins per seat;
-    under H1 5.5% against 2.5%, an effect of exactly delta1 = 3 points).  3,000 runs per case:
-    a rate's Monte Carlo standard error is 0.4 points, hence the 1-point margin."""
-    design = SprtDesign(delta0=0.0, delta1=0.03, alpha=0.05, beta=0.05)
-    alpha, deals_h0 = _error_rate(design, 0.04, 0.04, H1, seed=1)
-    beta, deals_h1 = _error_rate(design, 0.055, 0.025, H0, seed=2)
+@pytest.mark.parametrize("deal", [{}, {"games_per_deal": 6, "seats_each": 2}])
+def test_simulated_error_rates_are_within_their_targets(deal: dict[str, int]) -> None:
+    """Synthetic deals with 4% control wins per seat for both (H0 true) and 5.5% against 2.5%
+    (an effect of exactly delta1 = 3 points): in a 4-player deal of four different policies
+    (24 games, the default) and of the line-up `A B` (6 games).  3,000 runs per case: a rate's
+    Monte Carlo standard error is 0.4 points, hence the 1-point margin."""
+    design = SprtDesign(
+        delta0=0.0, delta1=0.03, block=default_block(deal.get("games_per_deal", 24))
+    )
+    alpha = _run(design, 0.04, 0.04, seed=1, **deal)[H1]
+    beta = _run(design, 0.055, 0.025, seed=2, **deal)[H0]
     assert alpha <= design.alpha + 0.01 and beta <= design.beta + 0.01, (alpha, beta)
-    # The saving: the fixed-size test at the same error rates needs 120 deals here (~103 used).
-    sd = math.sqrt(4 * (0.08 + 0.08)) / 8  # under H0 a game adds +1, -1 or 0, mean 0
-    fixed = fixed_sample_deals(sd, design)
-    assert max(deals_h0, deals_h1) < 0.9 * fixed, (deals_h0, deals_h1, fixed)
-    # With stricter targets the errors shrink with them.
-    strict = SprtDesign(delta0=0.0, delta1=0.03, alpha=0.01, beta=0.01)
-    assert _error_rate(strict, 0.04, 0.04, H1, seed=3)[0] <= 0.01 + 0.005
+
+
+@pytest.mark.parametrize("effect", [-0.13, -0.05, -0.01, 0.04, 0.08, 0.15])
+def test_never_slower_than_the_fixed_test_outside_the_indifference_zone(effect: float) -> None:
+    """For any effect outside [delta0, delta1] the mean number of deals stays below the
+    fixed-size test's at the same error rates (the issue's -13 points among them)."""
+    design = SprtDesign(delta0=0.0, delta1=0.03, block=2)
+    result = _run(design, 0.1 + effect / 2, 0.1 - effect / 2, seed=3)
+    assert result["mean_deals"] < result["fixed_deals"], result
 
 
 def test_synthetic_deals_have_the_stated_rates() -> None:
     x = synthetic_deal_scores(np.random.default_rng(0), 0.055, 0.025, 200, 100)
-    assert x.shape == (200, 100) and set(np.unique(x * 8)) <= set(range(-4, 5))
+    assert x.shape == (200, 100) and set(np.unique(x * 24)) <= set(range(-24, 25))
     assert x.mean() == pytest.approx(0.03, abs=0.002)
-
-
-def test_single_deal_steps_would_miss_the_target() -> None:
-    """Why the test runs on blocks of deals: on single deals the skewed statistic makes the
-    normal model accept H0 too often under H1."""
-    design = SprtDesign(delta0=0.0, delta1=0.03, block=1)
-    beta, _ = _error_rate(design, 0.055, 0.025, H0, seed=4)
-    assert beta > design.beta + 0.01
+    pairs = synthetic_deal_scores(np.random.default_rng(0), 0.055, 0.025, 200, 100, 6, 2)
+    assert set(np.unique(pairs * 12)) <= set(range(-6, 7))
 
 
 def _row(game: int, seed: int, seat: int, policy: str, won: int, kind: str) -> SeatResult:
@@ -134,7 +164,7 @@ def test_deal_scores_are_per_seat_rate_differences_in_deal_order() -> None:
 
 
 ARGS = ["--sprt", "--policies", "aggressive", "random", "--players", "4", "--workers", "1"]
-ARGS += ["--max-games", "48", "--sprt-block", "2", "--sprt-delta", "0", "0.1", "--no-progress"]
+ARGS += ["--max-games", "192", "--sprt-block", "4", "--sprt-delta", "0", "0.1", "--no-progress"]
 
 
 def test_a_real_run_decides_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,9 +174,11 @@ def test_a_real_run_decides_and_reports(tmp_path: Path, capsys: pytest.CaptureFi
     summary = json.loads((out / "summary.json").read_text())
     s = summary["sprt"]
     assert code == (3 if s["decision"] == UNDECIDED else 0)
-    assert s["a"] == "aggressive" and s["b"] == "random" and s["design"]["block"] == 2
-    assert s["games_used"] == 8 * len(s["trace"]) and s["games_used"] <= summary["games"] <= 48
-    assert [t["games"] for t in s["trace"]] == list(range(8, s["games_used"] + 1, 8))
+    # `A B` at 4 players: deals of the 6 distinct balanced seatings of A B A B, 4 deals a look.
+    assert s["a"] == "aggressive" and s["b"] == "random" and s["design"]["block"] == 4
+    assert s["games_per_deal"] == 6 and summary["meta"]["seatings"] == "balanced"
+    assert s["games_used"] == 24 * len(s["trace"]) and s["games_used"] <= summary["games"] <= 192
+    assert [t["games"] for t in s["trace"]] == list(range(24, s["games_used"] + 1, 24))
     assert s["bounds"] == pytest.approx([math.log(0.05 / 0.95), math.log(0.95 / 0.05)])
     assert f"decision: {s['decision_text']}" in printed
     assert "LLR after each block" in (out / "report.md").read_text()
@@ -159,7 +191,7 @@ def test_a_real_run_decides_and_reports(tmp_path: Path, capsys: pytest.CaptureFi
         (["--sprt", "--policies", "aggressive", "random", "--games", "8"], "drop --games"),
         (["--sprt-delta", "0", "0.1"], "--sprt-delta need --sprt"),
         (["--sprt", "--policies", "aggressive"], "needs --policies A B"),
-        (["--sprt", "--policies", "aggressive", "random", "--max-games", "40"], "multiple of 64"),
+        (["--sprt", "--policies", "aggressive", "random", "--max-games", "40"], "multiple of 48"),
         (["--sprt", "--policies", "aggressive", "random", "--alpha", "0.7"], "alpha=0.7"),
     ],
 )
@@ -182,7 +214,7 @@ def test_an_interrupted_test_resumes_into_the_same_decision(
     def interrupted(pool: Any, specs: Any) -> Iterator[Any]:
         for item in real(pool, specs):
             played.append(item)
-            if len(played) == 11:  # in the second block
+            if len(played) == 30:  # in the second block
                 raise KeyboardInterrupt
             yield item
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,8 @@ from dune_env.harness.cli import main as bench_main
 from dune_env.harness.report import summarise
 from dune_env.harness.runner import SeatResult
 from dune_env.harness.stats import GameOutcome, fit_strength
+from dune_env.match import lineup
+from dune_env.seatings import deal_seatings
 
 TRUE_POLICY = {"random": 0.0, "strong": 1.0, "weak": -0.5}
 TRUE_FACTION = {"F0": 0.5, "F1": -0.5, "F2": 0.0, "F3": 1.0, "F4": -1.0}
@@ -103,22 +106,27 @@ def test_no_winner_at_all_is_reported_not_fitted() -> None:
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 6])
-def test_duplicate_schedule_plays_every_rotation_of_each_deal(num_players: int) -> None:
-    specs = schedule(["a", "b", "c"], num_players, num_players * 6, seed=2, duplicate=True)
+def test_duplicate_schedule_plays_every_seating_of_each_deal(num_players: int) -> None:
+    base = lineup(["a", "b", "c"], num_players)
+    per_deal = len(deal_seatings(base))
+    specs = schedule(["a", "b", "c"], num_players, per_deal * 6, seed=2, duplicate=True)
     for deal in range(6):
-        games = specs[deal * num_players : (deal + 1) * num_players]
+        games = specs[deal * per_deal : (deal + 1) * per_deal]
         assert len({g.seed for g in games}) == 1 and len({g.factions for g in games}) == 1
-        # every seat sees every line-up entry once over the deal's rotations
+        assert [g.seat_policies for g in games] == deal_seatings(base)
+        # every seat holds every policy as often as the line-up holds it
         for seat in range(num_players):
-            column = sorted(g.seat_policies[seat] for g in games)
-            assert column == sorted(games[0].seat_policies)
+            column = Counter(g.seat_policies[seat] for g in games)
+            assert {p: c * num_players for p, c in column.items()} == {
+                p: c * per_deal for p, c in Counter(base).items()
+            }
     assert len({g.seed for g in specs}) == 6
 
 
 def test_duplicate_rejects_a_line_up_that_cannot_rotate_and_bad_counts() -> None:
     with pytest.raises(ValueError, match="at least two different policies"):
         schedule(["random"], 4, 8, 0, duplicate=True)
-    with pytest.raises(ValueError, match="multiple of 4"):
+    with pytest.raises(ValueError, match="multiple of 6"):  # A B A B: 6 distinct seatings
         schedule(["a", "b"], 4, 10, 0, duplicate=True)
 
 
@@ -133,14 +141,14 @@ def test_command_refuses_duplicate_of_one_policy_in_one_line(
 
 
 def test_duplicate_games_of_a_deal_share_chance_outcomes() -> None:
-    """The rotations of one deal roll the same opening dice in round 1 (same seed, same
+    """The seatings of one deal roll the same opening dice in round 1 (same seed, same
     factions per seat: the first player's first roll cannot depend on who sits where)."""
     from dune_env.engine import Game, GameConfig
     from dune_env.engine.events import EventKind
     from dune_env.harness.runner import _policy
 
-    specs = schedule(["aggressive", "economic", "random"], 4, 8, seed=5, duplicate=True)
-    for deal in (specs[:4], specs[4:]):
+    specs = schedule(["aggressive", "economic", "random"], 4, 24, seed=5, duplicate=True)
+    for deal in (specs[:12], specs[12:]):  # A E R A: 12 distinct seatings a deal
         first_rolls = set()
         for spec in deal:
             config = GameConfig(num_players=4, faction_mode="assigned", factions=spec.factions)
@@ -184,7 +192,7 @@ def test_duplicate_benchmark_reports_strength_and_head_to_head(tmp_path: Path) -
     result = run_benchmark(
         ["aggressive", "random"],
         4,
-        games=16,
+        games=60,  # 10 deals of 6 seatings: the fewest deals that give intervals
         seed=1,
         duplicate=True,
         bootstrap=20,
@@ -196,7 +204,7 @@ def test_duplicate_benchmark_reports_strength_and_head_to_head(tmp_path: Path) -
         assert p["strength"] is not None and len(p["strength_ci95"]) == 2
     assert summary["policies"]["random"]["strength"] == 0.0
     (pair,) = summary["head_to_head"]
-    assert pair["deals"] == 4 and len(pair["control_win_rate_diff_ci95"]) == 2
+    assert pair["deals"] == 10 and len(pair["control_win_rate_diff_ci95"]) == 2
     report = (tmp_path / "report.md").read_text()
     assert "Head to head" in report and "strength (vs random)" in result.leaderboard
     assert (tmp_path / "strength.png").stat().st_size > 1000
@@ -209,8 +217,10 @@ def test_suite_reports_strength_per_player_count(tmp_path: Path) -> None:
 
     result = suite.run_suite(["random"], short=True, out_dir=tmp_path, plots=False, bootstrap=5)
     assert sorted(result.summaries) == [3, 4, 5, 6]
-    # 3 policies fit every table: one line-up per player count, each deal in all rotations
-    assert result.games == 3 + 4 + 5 + 6
+    # 3 policies fit every table: one line-up per player count, each deal in all its seatings
+    assert result.games == sum(
+        len(deal_seatings(lineup(["random", "economic", "aggressive"], n))) for n in (3, 4, 5, 6)
+    )
     data = json.loads((tmp_path / "suite_summary.json").read_text())
     assert data["version"] == suite.SUITE_VERSION
     assert set(data["strength"]) == {"random", "aggressive", "economic"}

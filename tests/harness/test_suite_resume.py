@@ -76,4 +76,5 @@ def test_suite_progress_names_the_line_up(
     monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
     suite.run_suite(["strategist"], short=True, out_dir=tmp_path, plots=False, progress=True)
     err = capsys.readouterr().err
-    assert "3p line-up 1/4: 3/3 games" in err and "3p line-up 4/4: 3/3 games" in err
+    # strategist, economic, aggressive, random: 4 line-ups of 3, a deal of 6 seatings each
+    assert "3p line-up 1/4: 6/6 games" in err and "3p line-up 4/4: 6/6 games" in err

@@ -6,12 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dune_env.engine import Game, GameConfig, Region, Scenario
-from dune_env.engine.constants import Faction
+from dune_env.engine import Game, GameConfig
 from dune_env.engine.decisions import DecisionKind, spec_of
 from dune_env.engine.events import EventKind
 from dune_env.engine.rng import DiceRng
-from dune_env.engine.state import Phase
 from dune_env.human import guide
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,13 +19,57 @@ SPICE = 1 << 5
 
 def test_every_decision_kind_is_explained_with_rule_ids_of_docs_rules() -> None:
     rules_doc = (ROOT / guide.RULES_DOC).read_text()
-    assert set(guide.EXPLANATIONS) == set(DecisionKind)
+    assert set(guide.EXPLANATIONS) == set(DecisionKind) == set(guide.TITLES)
     for kind in DecisionKind:
         line = guide.explain(kind)
         assert spec_of(kind).rules in line and guide.RULES_DOC in line
         for rule in re.findall(r"[A-Z]+-\d+", spec_of(kind).rules):
             assert f"**{rule}**" in rules_doc, f"{kind.name}: {rule} is not in docs/rules.md"
     assert guide.decision_title(DecisionKind.HARKONNEN_START) == "Harkonnen start"
+
+
+def test_decision_titles_spell_names_as_the_rules_do() -> None:
+    """HAR-1, BG-0: proper names keep their capitals ("Piter De Vries", not "Piter de vries"
+    as a capitalised enum name gave), and no title is an enum name in disguise."""
+    rules_doc = (ROOT / guide.RULES_DOC).read_text()
+    assert guide.decision_title(DecisionKind.PITER_DE_VRIES) == "Piter De Vries"
+    assert "*Piter De Vries.*" in rules_doc
+    assert guide.decision_title(DecisionKind.BG_PREDICTION) == "Bene Gesserit prediction"
+    for kind in DecisionKind:
+        title = guide.decision_title(kind)
+        assert title[0].isupper() and "_" not in title and title != kind.name
+        for word in title.replace(":", "").split():
+            if word.lower() in _PROPER:
+                assert word[0].isupper(), f"{title!r}: {word!r} is a name"
+
+
+_PROPER = {"atreides", "harkonnen", "piter", "de", "vries", "bene", "gesserit", "shai-hulud"}
+
+
+def test_help_explains_every_token_and_term_a_newcomer_meets() -> None:
+    """COMP-2, DEF-8, COR-1, COR-2, KANLY-3, ROLL-4: the help names and explains the tokens
+    and terms of the board and the log, with the Sardaukar's strength 2 and the storage cap."""
+    terms = dict(guide.GLOSSARY)
+    for term in (
+        "Fortress (F)",
+        "Harvester (H)",
+        "Ornithopter (O)",
+        "Snooper",
+        "Shield",
+        "Thumper",
+        "CHOAM",
+        "Sardaukar",
+        "Storage",
+        "Shai-Hulud",
+        "Desert (x)",
+    ):
+        assert term in terms, term
+        assert re.search(r"\([A-Z]+-\d+", terms[term]), f"{term} cites no rule"
+    assert "strength 2" in terms["Sardaukar"]
+    assert "at most 5" in terms["CHOAM"] and "at most 5" in terms["Storage"]
+    assert "Sietch Tabr" in terms["Desert (x)"] and "Arrakeen" not in terms["Desert (x)"]
+    for term in terms:
+        assert f"{term}: " in guide.HOW_TO_PLAY
 
 
 def test_dice_picked_one_at_a_time_compose_every_legal_subset() -> None:
@@ -59,46 +101,11 @@ def test_a_rolled_shai_hulud_must_be_picked_before_done() -> None:
     assert guide.pickable_dice(legal, 0) == [0, 4, 5]
     assert not guide.can_fix(legal, 1)
     assert guide.missing_text(legal, 1) == (
-        "to finish, also pick spice die: a Shai-Hulud must be fixed (ROLL-3)"
+        "to finish, also pick spice die 6: a Shai-Hulud must be fixed (ROLL-3)"
     )
     assert guide.can_fix(legal, 1 | SPICE) and guide.missing_text(legal, 1 | SPICE) == ""
     text = guide.fix_text(1 | SPICE, rolled, guide.die_labels([0, 1, 2, 3, 3, 5, 0]), False)
     assert text.endswith("roll the other 1 again")
-
-
-def test_notice_when_no_unit_can_reach_the_chosen_target() -> None:
-    """MOVE-2: the engine asks nothing when no unit can move into the target; the player is told
-    so, and why."""
-    game = (
-        Scenario([Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN])
-        .units(Faction.ATREIDES, Region.CIELAGO_PLAIN, 2)
-        .dice(region=4)
-        .active(Faction.ATREIDES)
-        .at(Phase.MOVE_TARGET)
-    )
-    assert game.state.pending_kind == DecisionKind.MOVE_TARGET
-    game.apply(Region.CARTHAG)
-    assert game.state.pending_kind != DecisionKind.MOVE or game.terminal
-    notices = guide.auto_notices(game, 0)
-    assert len(notices) == 1
-    assert "No unit of yours could move into Carthag" in notices[0] and "MOVE-2" in notices[0]
-
-
-def test_notice_when_the_engine_fixes_the_last_die() -> None:
-    """ROLL-2: the last die rolled is fixed without asking (a forced decision): say so."""
-    game = Game(GameConfig(num_players=3, faction_mode="random"), seed=4)
-    seat = None
-    while seat is None:
-        state = game.state
-        if state.pending_kind == DecisionKind.FIX_DICE and sum(state.dice_fixed) == 5:
-            seat = state.pending_seat
-            rolled = [d for d in range(7) if not state.dice_fixed[d]]
-            game.apply(1 << rolled[0])  # fix one of the two: the engine fixes the other
-        else:
-            game.apply(game.legal_options()[0])
-    notices = guide.auto_notices(game, seat)
-    assert notices and notices[0].startswith("The engine played for you - fixed your ")
-    assert "ROLL-2" in notices[0]
 
 
 def test_leaving_shai_hulud_unfixed_says_the_thumper_goes() -> None:

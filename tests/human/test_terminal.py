@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pty
 import random
+import re
+import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from dune_env.engine import Game, Phase, Region, Scenario
 from dune_env.engine.constants import Faction
 from dune_env.engine.decisions import DecisionKind
 from dune_env.environment.action_table import KIND_OFFSET
-from dune_env.human import PlayError, PlaySession
-from dune_env.human.terminal import fix_command, menu, run, toggle_die
+from dune_env.human import PlayError, PlaySession, story
+from dune_env.human.terminal import board_text, fix_command, menu, run, toggle_die
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,7 +43,7 @@ def _dune_play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
 def test_a_whole_game_through_stdin() -> None:
     done = _dune_play(
         "--players", "4", "--you", "1", "--opponents", "aggressive", "economic", "ppo-4p",
-        "--seed", "5", stdin="h\nb\n" + "1\nd\na\n1\n" * 1000,
+        "--seed", "5", stdin="h\nb\n" + "1\nd\na\n1\n5\n" * 1000,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -47,11 +54,12 @@ def test_a_whole_game_through_stdin() -> None:
     assert "  | " in out  # the bots' moves narrated
     assert "\nThe game ended because " in out and "(you)" in out
     assert out.count("Game over.") == 1  # the board's line, not said twice
-    assert "Region" in out and "Pending: seat 1" in out  # the board as text
+    assert "Region" in out and "Neighbours" in out  # the board as text
     assert "How to play" in out and "docs/rules.md" in out  # the help explains the game
-    assert "[x] faction die A: " in out and "  d: fix " in out  # dice one by one
+    assert "[x] faction die: " in out and "  d: fix " in out  # dice one by one
     assert "(rules ROLL-2..4 in docs/rules.md)" in out  # each decision explained
     assert "Note: " in out  # what the engine did for you, and why
+    assert "-- The bots have played (above). Press Enter" in out  # the pause after their turns
 
 
 def _fix_dice_session() -> PlaySession:
@@ -71,14 +79,32 @@ def test_dice_are_fixed_one_at_a_time_in_the_terminal() -> None:
     one back, and "done" plays the composed subset as one FIX_DICE action."""
     session = _fix_dice_session()
     history = len(session.game.state.history)
-    out, read = _script(["3", "1", "u", "5", "d", "q"])
+    out, read = _script(_after_pause(session, ["3", "1", "u", "5", "d", "q"]))
     assert run(session, read, out) == 0  # type: ignore[arg-type]
     text = out.getvalue()
     menus = [block for block in text.split("Your decision") if "Fix dice" in block[:40]]
-    assert all(block.count("\n    ") <= 8 for block in menus[:4])  # at most 7 dice + done
-    assert "[x] faction die C" in text and "Put back faction die A." in text
+    numbers = [int(n) for block in menus for n in re.findall(r"\n +(\d+)\. ", block)]
+    assert numbers and max(numbers) <= 7  # a line per die, never a list of subsets
+    assert "    3. [x] faction die: " in text and "Put back faction die 1." in text
     row = session.game.state.history[history]
-    assert (row.seat, row.kind, row.option) == (0, 4, 0b10100)  # die 2 and the region die
+    assert (row.seat, row.kind, row.option) == (0, 4, 0b10100)  # dice 3 and 5 (the region die)
+
+
+def test_dice_are_numbered_1_to_7_in_the_menu_the_log_and_the_board() -> None:
+    """ROLL-2: one numbering of the dice everywhere the player sees them: die n is line n of
+    the menu (it keeps its number after the dice before it are fixed), the log's "Roll of dice
+    ..." and "fixes die ..." and the board's dice line (1-4 faction dice, 5 region, 6 spice,
+    7 Kanly).  They used to be 1-7 in the menu and 0-6 in the log."""
+    session = _fix_dice_session()
+    out, read = _script(_after_pause(session, ["1", "2", "d", "q"]))
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    text = out.getvalue()
+    flat = " ".join(text.split())  # (the board wraps its long lines)
+    assert "Dice: 1 " in flat and " | 5 region " in flat and " | 6 spice " in flat
+    assert "\n  | Roll of dice 3, 4, 5, 6, 7: " in text  # the reroll, after fixing dice 1 and 2
+    second = text.split("You: fix ")[1]
+    assert "    3. [ ] faction die: " in second and "    7. [ ] Kanly die: " in second
+    assert "    1. [" not in second  # fixed dice leave the menu; the others keep their numbers
 
 
 def test_dice_numbers_stay_put_a_second_pick_puts_back_and_a_fixes_all() -> None:
@@ -89,13 +115,19 @@ def test_dice_numbers_stay_put_a_second_pick_puts_back_and_a_fixes_all() -> None
     before = [item.label[4:] for item in menu(session, picked)]
     toggle_die(session, picked, 3)
     assert picked == [3] and [item.label[4:] for item in menu(session, picked)] == before
-    assert menu(session, picked)[3].label.startswith("[x] faction die D")
+    assert menu(session, picked)[3].number == 4
+    assert menu(session, picked)[3].label.startswith("[x] faction die: ")
     toggle_die(session, picked, 3)
     assert picked == []
     with pytest.raises(PlayError, match="pick at least one die first"):
         fix_command(session, picked, everything=False)
     offset = KIND_OFFSET[DecisionKind.FIX_DICE]
     assert fix_command(session, picked, everything=True) == offset + 0b1111111
+
+
+def _after_pause(session: PlaySession, lines: list[str]) -> list[str]:
+    """`lines` after an Enter for the pause, if the bots played before your first decision."""
+    return ([""] if story.other_turns(session.story(), session.you) else []) + lines
 
 
 def _script(lines: list[str]) -> tuple[io.StringIO, object]:
@@ -113,7 +145,8 @@ def test_undo_save_and_load(tmp_path: Path) -> None:
     session.play_bots()
     start = session.game.snapshot()
     save = tmp_path / "game.json"
-    out, read = _script(["2", "d", "u", f"s {save}", "1", "d", f"l {save}", "b", "q"])
+    script = ["2", "d", "u", f"s {save}", "1", "d", f"l {save}", "b", "q"]
+    out, read = _script(_after_pause(session, script))
     assert run(session, read, out) == 0  # type: ignore[arg-type]
     text = out.getvalue()
     assert "Took back your last decision." in text
@@ -126,10 +159,12 @@ def test_undo_save_and_load(tmp_path: Path) -> None:
 
 def test_bad_commands_are_one_line_errors(tmp_path: Path) -> None:
     session = PlaySession(3, 0, ["random"], seed=3)
-    out, read = _script(["999", "u", "zap", f"l {tmp_path / 'nope.json'}", "s", "q"])
+    session.play_bots()
+    script = ["999", "u", "zap", f"l {tmp_path / 'nope.json'}", "s", "q"]
+    out, read = _script(_after_pause(session, script))
     assert run(session, read, out) == 0  # type: ignore[arg-type]
     errors = [line for line in out.getvalue().splitlines() if line.startswith("! ")]
-    assert errors[0].startswith("! choose a number from 1 to ")
+    assert errors[0].startswith("! choose one of the numbers ")
     assert errors[1] == "! nothing to undo: you have not decided anything yet"
     assert errors[2] == "! unknown command 'zap' (h for help)"
     assert errors[3].startswith("! cannot read ") and "No such file" in errors[3]
@@ -167,3 +202,135 @@ def test_the_human_sees_only_their_own_secrets() -> None:
         if saw_prediction and saw_bid:
             break
     assert finished and saw_prediction and saw_bid
+
+
+# --- issue 33: no traps between the bots' turns and your decisions -----------------------------
+
+
+def test_bots_turns_wait_for_enter_and_a_line_typed_ahead_is_not_played() -> None:
+    """After the bots' turns the game waits for Enter: a line typed for the last screen is
+    dropped with a word, never played as the next decision; a Kanly kill of your unit before
+    your first turn (KANLY-1) is marked in the story just above the pause, and repeated just
+    above your first decision."""
+    done = _dune_play(
+        "--players", "4", "--you", "3", "--opponents", "aggressive", "economic", "strategist",
+        "--seed", "0", stdin="2\nq\n",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    pause = out.index("-- The bots have played (above). Press Enter")
+    before = out[:pause].splitlines()
+    kills = [i for i, line in enumerate(before) if line.startswith("  ! Kanly (")]
+    assert kills and len(before) - kills[-1] < 38  # on a 40-line screen at the pause
+    assert "(Not played: '2' - the game was waiting for Enter after the bots' turns" in out[pause:]
+    assert "You: " not in out  # "2" chose nothing
+    first = out.index("Your decision (seat 3,")
+    hit = out.index("What concerns you since your last decision:")
+    assert pause < hit < first
+    assert before[kills[-1]].strip() in out[hit:first]
+
+
+def test_keys_typed_on_a_terminal_while_the_bots_play_are_dropped() -> None:
+    """On a real terminal (a pty) what is typed while the bots think is flushed before the
+    game reads again, and the player is told; it is never taken as an answer."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: dune-play on the pty
+        os.chdir(ROOT)
+        os.environ["PYTHONPATH"] = str(ROOT)
+        os.execv(
+            sys.executable,
+            [sys.executable, "-m", "dune_env.human", "--players", "3", "--you", "2",
+             "--opponents", "tests.human.slow_bot:SlowFirstBot", "--seed", "4"],
+        )  # fmt: skip
+    output = b""
+
+    def read_until(marker: bytes, timeout: float = 120) -> None:
+        nonlocal output
+        end = time.monotonic() + timeout
+        while marker not in output:
+            assert time.monotonic() < end, output.decode(errors="replace")[-2000:]
+            ready, _, _ = select.select([fd], [], [], 1)
+            if ready:
+                try:
+                    output += os.read(fd, 65536)
+                except OSError:
+                    break
+
+    try:
+        read_until(b"Type h for help")
+        os.write(fd, b"1\n")  # typed while the first bot thinks (3 s)
+        read_until(b"Press Enter")
+        assert b"What you typed while the bots played was dropped" in output
+        os.write(fd, b"\n")
+        read_until(b"Your decision (seat 2,")
+        read_until(b"> ")
+        os.write(fd, b"q\n")
+        read_until(b"Bye.")
+    finally:
+        os.kill(pid, signal.SIGTERM) if _alive(pid) else None
+        os.waitpid(pid, 0)
+        os.close(fd)
+    assert b"You: " not in output and b"Not played" not in output
+
+
+def _alive(pid: int) -> bool:
+    finished, _ = os.waitpid(pid, os.WNOHANG)
+    return finished == 0
+
+
+def _scenario_session(game: Game, you: int) -> PlaySession:
+    session = PlaySession(game.config.num_players, you, ["random"], seed=1)
+    session.load_data(game.snapshot())
+    return session
+
+
+def test_storm_warning_on_the_move_target_screen() -> None:
+    """STORM-1/2: the movement target screen says where the storm moves at the end of the turn,
+    which way, and where it kills; the targets in its path and who can reach each are named."""
+    game = (
+        Scenario([Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN])
+        .units(Faction.ATREIDES, Region.CIELAGO_PLAIN, 2)
+        .storm(3)
+        .dice(region=2, spice=4)
+        .active(Faction.ATREIDES)
+        .at(Phase.MOVE_TARGET)
+    )
+    out, read = _script(["q"])
+    assert run(_scenario_session(game, 0), read, out) == 0  # type: ignore[arg-type]
+    text = out.getvalue()
+    screen = text[text.index("Your decision (seat 0, Atreides): Movement target") :]
+    flat = " ".join(screen.split())
+    assert "Storm warning: at the end of this turn the storm moves east, from sector 3 to " \
+        "sector 2 (STORM-1): in Great Flat, Habbanya Sietch every faction but the Fremen " \
+        "loses one unit" in flat  # fmt: skip
+    assert "1. Great Flat - your units that can move in: 2 from Cielago Plain; the storm " \
+        "kills a unit there at the end of this turn" in flat  # fmt: skip
+
+
+def test_board_shows_neighbours_desert_the_storm_and_explains_the_tokens() -> None:
+    """MAP-1/2, STORM-2, PROP-3..5, COR-2: every region with its neighbours and marks (*
+    strategic, x desert, ~ storm), the tokens explained under the map, the storage's cap."""
+    session = PlaySession(4, 0, ["random"], seed=2)
+    session.play_bots()
+    text = board_text(session)
+    carthag = next(line for line in text.splitlines() if line.startswith("Carthag"))
+    assert carthag.endswith("Sietch Tabr, Broken Land, Arrakeen, Polar Cap")
+    tabr = next(line for line in text.splitlines() if line.startswith("Sietch Tabr"))
+    assert " *x" in tabr
+    assert "x desert: the storm kills there" in text
+    assert "Fortress: removes 1 attacking unit before a battle there" in " ".join(text.split())
+    assert "storage holds at most 5 spice" in " ".join(text.split())
+    assert "you are seat 0 (" in text
+
+
+def test_dice_before_the_first_roll_are_not_shown_as_if_rolled() -> None:
+    """SETUP-5, ROLL-1: while factions are chosen nobody has rolled; the board says so instead
+    of showing the dice's blank faces as a roll."""
+    session = PlaySession(4, 0, ["random"], seed=3, config={"faction_mode": "draft"})
+    session.play_bots()
+    assert session.decision_name() == "CHOOSE_FACTION"
+    assert "Dice: not rolled yet" in board_text(session)
+    session.choose(session.options()[0][0])
+    while session.game.state.phase <= Phase.SETUP_PLACE and session.your_turn:
+        session.choose(session.options()[0][0])
+    assert "Dice: 1 " in board_text(session)

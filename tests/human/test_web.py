@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from dune_env.human import PlaySession
+from dune_env.engine.constants import FACTION_NAMES
+from dune_env.engine.map_data import DEFAULT_MAP
+from dune_env.engine.state import Phase
+from dune_env.human import PlaySession, guide
 from dune_env.human.web import PlayServer
 
 from ..replay.helpers import browser_page, units_on_map
@@ -97,19 +100,23 @@ def test_dice_fixed_one_at_a_time_in_chromium(server: PlayServer) -> None:
         assert page.locator("#choices button[data-die]").count() == 7  # one per die
         assert not page.locator("#choices button[data-done]").is_enabled()  # nothing picked
         assert "(rules ROLL-2..4 in docs/rules.md)" in (page.text_content("#explain") or "")
+        # Each die is shown under its own number 1-7, as the board and the log number it.
+        labels = page.locator("#choices button[data-die]").all_text_contents()
+        assert [label.split(".")[0] for label in labels] == [str(n) for n in range(1, 8)]
         page.click("#choices button[data-die='2']")
         page.click("#choices button[data-die='0']")
         assert "Picked so far: " in (page.text_content("#picked") or "")
-        page.keyboard.press("u")  # puts die 0 back
+        page.keyboard.press("u")  # puts die 1 (index 0) back
         assert page.get_attribute("#choices button[data-die='0']", "data-picked") == "0"
         assert page.get_attribute("#choices button[data-die='2']", "data-picked") == "1"
-        page.click("#choices button[data-die='4']")
+        page.keyboard.press("5")  # the region die, by its number
+        assert page.get_attribute("#choices button[data-die='4']", "data-picked") == "1"
         if rolled_worm:  # ROLL-3: "done" waits for the spice die
             assert not page.locator("#choices button[data-done]").is_enabled()
             assert "Shai-Hulud must be fixed" in (page.text_content("#dice") or "")
             page.click("#choices button[data-die='5']")
         history = len(state.history)
-        page.click("#choices button[data-done]")
+        page.keyboard.press("d")  # done
         _wait(page)
         row = server.session.game.state.history[history]
         assert (row.seat, row.kind) == (0, 4)
@@ -149,3 +156,115 @@ def test_new_game_and_load_through_the_api(server: PlayServer) -> None:
     wrong_seat = {**saved, "you": 2}
     assert _request(server.url + "api/load", json.dumps(wrong_seat).encode(), headers) == 400
     assert _request(server.url + "api/load", b'{"format": "nonsense"}', headers) == 400
+
+
+# --- issue 33: what a newcomer met on the page -------------------------------------------------
+
+
+def test_new_game_asks_before_dropping_a_game_in_progress(server: PlayServer) -> None:
+    """ "New game" used to start a new game at once, the one in progress lost; once you have
+    decided anything it asks first, in the page, and "Keep playing" keeps the game."""
+    with browser_page() as (page, errors):
+        page.goto(server.url)
+        page.wait_for_selector("#status[data-your-turn='1']")
+        first = server.session
+        page.click("#new")  # nothing decided yet: nothing to lose
+        _wait(page)
+        assert server.session is not first
+        page.wait_for_selector("#status[data-your-turn='1']")
+        if page.locator("#choices button[data-all]").count():
+            page.click("#choices button[data-all]")
+        else:
+            page.locator("#choices button").first.click()
+        _wait(page)
+        playing = server.session
+        page.click("#new")
+        assert page.get_attribute("#confirm-new", "data-open") == "1"
+        assert "will be lost" in (page.text_content("#confirm-new") or "")
+        assert server.session is playing
+        page.click("#confirm-new-no")
+        assert page.get_attribute("#confirm-new", "data-open") == "0"
+        assert server.session is playing
+        page.click("#new")
+        page.click("#confirm-new-yes")
+        _wait(page)
+        assert server.session is not playing
+        assert errors == []
+
+
+def test_page_names_your_faction_numbers_the_dice_and_marks_storm_and_desert(
+    server: PlayServer,
+) -> None:
+    """The header names your faction; the dice read 1-7 (as in the log); the storm's sector
+    is striped and labelled, where it goes next outlined, the desert regions marked with a
+    red X as on the original board (MAP-1, STORM-1, STORM-2); "How to play" is a list that
+    wraps to the panel, with every token and term explained."""
+    with browser_page() as (page, errors):
+        page.goto(server.url)
+        page.wait_for_selector("#status[data-your-turn='1']")
+        while server.session.game.state.phase <= Phase.SETUP_PLACE:  # a start in the set-up
+            page.locator("#choices button").first.click()
+            _wait(page)
+        state = server.session.game.state
+        faction = FACTION_NAMES[state.seat_faction[0]]
+        assert page.text_content("#title") == f"Dune, the Dice Game: you are seat 0, {faction}"
+        dice = page.locator("#status-dice .die").all_text_contents()
+        assert [d.split(":")[0] for d in dice] == [str(n) for n in range(1, 8)]
+        storm = state.storm_sector
+        assert page.get_attribute("#map .storm", "fill") == "url(#storm-stripes)"
+        assert page.text_content("#map .sector-label.in-storm") == f"{storm} STORM"
+        deserts = [r for r in range(10) if DEFAULT_MAP.desert[r]]
+        marks = page.locator("#map .desert-mark")
+        regions = marks.evaluate_all("ms => ms.map(m => Number(m.dataset.region))")
+        assert sorted(regions) == deserts
+        assert "desert: the storm kills units here" in (page.text_content("#legend") or "")
+        assert page.locator("#howto pre").count() == 0
+        items = page.locator("#howto li").all_text_contents()
+        assert items == list(guide.HOW_TO_PLAY_ITEMS)
+        terms = page.locator("#howto dt").all_text_contents()
+        assert terms == [term for term, _ in guide.GLOSSARY] and "CHOAM" in terms
+        assert errors == []
+
+
+def test_dice_before_the_first_roll_read_not_rolled() -> None:
+    """SETUP-5: while factions are drafted nobody has rolled: the page says so instead of
+    showing blank dice as a roll."""
+    session = PlaySession(4, 0, ["random"], seed=3, config={"faction_mode": "draft"})
+    play = PlayServer(session, port=0)
+    play.start_in_thread()
+    try:
+        with browser_page() as (page, errors):
+            page.goto(play.url)
+            page.wait_for_selector("#status[data-your-turn='1']")
+            assert session.decision_name() == "CHOOSE_FACTION"
+            assert "not rolled yet" in (page.text_content("#status-dice") or "")
+            assert page.locator("#status-dice .die").count() == 0
+            assert "not chosen yet" in (page.text_content("#title") or "")
+            assert errors == []
+    finally:
+        play.close()
+
+
+def test_since_your_last_decision_tells_the_bots_turns_condensed(server: PlayServer) -> None:
+    """After your turn the bots play theirs at once; the page tells what they did since your
+    last decision, their dice rolling condensed to a line each, above the full log."""
+    with browser_page() as (page, errors):
+        page.goto(server.url)
+        page.wait_for_selector("#status[data-your-turn='1']")
+        start = server.session.game.state.round
+        while server.session.game.state.round == start and not server.session.over:
+            if page.locator("#choices button[data-all]").count():
+                page.click("#choices button[data-all]")
+            else:
+                page.locator("#choices button").first.click()
+            _wait(page)
+        since = page.locator("#since div").all_text_contents()
+        assert any(" rolls " in line and " and keeps: factions " in line for line in since)
+        assert not any(line.startswith("Roll of dice") for line in since[:3])
+        log = page.locator("#log div").all_text_contents()
+        assert len(log) == len(server.session.story()) > len(since)
+        mine = [row["text"] for row in server.state()["since"] if row["mine"]]
+        concerns = page.locator("#concerns div").all_text_contents()
+        assert concerns == (["What concerns you:"] + [f"! {t}" for t in mine] if mine else [])
+        assert "step " in (page.text_content("#round-line") or "")  # not an engine phase name
+        assert errors == []

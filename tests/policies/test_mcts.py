@@ -65,6 +65,9 @@ def test_bad_parameters() -> None:
         MCTSPolicy(rollout="nonsense")
     with pytest.raises(ValueError, match="prior_weight"):
         MCTSPolicy(prior_weight=0.0)
+    for rounds in (-1, 1.5, True, "1"):
+        with pytest.raises(ValueError, match="rollout_rounds"):
+            MCTSPolicy(rollout_rounds=rounds)  # type: ignore[arg-type]
 
 
 def test_dice_candidates_widen_around_the_prior() -> None:
@@ -257,3 +260,87 @@ def test_budget_variants_are_registered() -> None:
         assert policy.iterations == budget
         assert policy.name == f"mcts-strategist-{budget}"
         assert type(policy.default).__name__ == "StrategistPolicy"
+        assert policy.rollout_rounds == 2  # scored two rounds on (issue 34)
+
+
+def _searched_position(seed: int, round_: int) -> Game:
+    """A position of a seeded 4-player game in round `round_` where MCTS searches."""
+    game = Game(GameConfig(num_players=4), seed=seed)
+    probe = MCTSPolicy(seed=0, iterations=1, rollout="strategist")
+    while game.state.round < round_ or game.state.pending_kind not in SEARCHED_KINDS:
+        game.apply(probe.default.act(game, game.state.pending_seat))
+    assert len(game.legal_options()) > 1
+    return game
+
+
+@pytest.mark.parametrize("rounds", [0, 1, 2])
+def test_rollouts_are_scored_past_the_horizon(rounds: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `rollout_rounds=k`, a rollout stops at the first decision after round root + k
+    ends and is scored by `evaluate`; a game over first is scored by its rewards."""
+    import dune_env.policies.mcts as mcts
+
+    scored: list[int] = []
+    real = mcts.evaluate
+
+    def recording(state: object) -> list[float]:
+        scored.append(state.round)  # type: ignore[attr-defined]
+        return real(state)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mcts, "evaluate", recording)
+    game = _searched_position(seed=4, round_=2)
+    policy = MCTSPolicy(seed=1, iterations=12, rollout="strategist", rollout_rounds=rounds)
+    policy.act(game, game.state.pending_seat)
+    assert scored and set(scored) == {game.state.round + rounds + 1}
+
+
+def test_a_horizon_past_the_last_round_is_the_full_rollout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rollouts to the end of the game (the default) never call `evaluate`, and a horizon
+    beyond round 6 chooses exactly as they do."""
+    import dune_env.policies.mcts as mcts
+
+    def fail(state: object) -> list[float]:
+        raise AssertionError("a full rollout was cut")
+
+    monkeypatch.setattr(mcts, "evaluate", fail)
+    for seed in range(3):
+        game = _searched_position(seed=seed, round_=1)
+        seat = game.state.pending_seat
+        full = MCTSPolicy(seed=seed, iterations=8, rollout="strategist")
+        beyond = MCTSPolicy(seed=seed, iterations=8, rollout="strategist", rollout_rounds=6)
+        assert full.act(game, seat) == beyond.act(game, seat)
+
+
+@pytest.mark.parametrize("rollout", ["strategist", "economic"])
+def test_rollouts_play_the_heuristics_games(rollout: str) -> None:
+    """A rollout (the heuristic's handlers on the bare state, with the strategist's die tables
+    kept over each turn's dice decisions) plays exactly the game the heuristic plays through
+    `Game`: the same history to the end."""
+    for seed in range(3):
+        game = Game(GameConfig(num_players=4, record_events=False), seed=seed)
+        policy = MCTSPolicy(seed=0, iterations=1, rollout=rollout)
+        simulated = game.clone()
+        policy._rollout(simulated.state, 0)
+        while not game.terminal:
+            game.apply(policy.default.act(game, game.state.pending_seat))
+        assert simulated.state.history == game.state.history
+        assert simulated.state.rewards == game.state.rewards
+
+
+def test_registered_search_is_deterministic_given_its_seed() -> None:
+    """`mcts-strategist-4` (rollouts scored two rounds on, the strategist's die tables kept
+    over a turn) chooses the same options given the same seed, and each is legal."""
+    from dune_env.policies.registry import load_policy
+
+    def run() -> list[int]:
+        game = Game(GameConfig(num_players=4), seed=9)
+        policy = load_policy("mcts-strategist-4", seed=2)
+        chosen = []
+        while not game.terminal and len(chosen) < 40:
+            seat = game.state.pending_seat
+            option = policy.act(game, seat)
+            assert option in game.legal_options()
+            chosen.append(option)
+            game.apply(option)
+        return chosen
+
+    assert run() == run()

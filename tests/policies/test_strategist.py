@@ -330,3 +330,30 @@ def test_answers_an_offer_by_whose_win_it_makes_reachable(
     game.apply(offer_option(COR, COR))
     assert game.pending is not None and game.pending.kind == DecisionKind.ALLY_ANSWER
     assert StrategistPolicy().act(game, game.pending.seat) == expected
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 6])
+def test_dice_tables_kept_for_the_turn_choose_as_fresh_ones(num_players: int) -> None:
+    """ROLL-2..5: `fix_dice_in_turn`, keeping the region and Kanly tables from a turn's first
+    dice decision to its others (as MCTS rollouts do), fixes exactly what `fix_dice` fixes at
+    every dice decision of seeded games (Thumpers returned mid-turn included)."""
+    from dune_env.engine.decisions import DecisionKind
+    from dune_env.policies.heuristics import strategist
+
+    policy = StrategistPolicy()
+    checked = 0
+    for seed in range(6):
+        game = Game(GameConfig(num_players=num_players), seed=seed)
+        turn, tables = -1, {}
+        while not game.terminal:
+            s = game.state
+            seat = s.pending_seat
+            if s.pending_kind == DecisionKind.FIX_DICE and len(game.legal_options()) > 1:
+                if s.round * 8 + s.active_seat != turn:
+                    turn, tables = s.round * 8 + s.active_seat, {}
+                options = game.legal_options()
+                kept = strategist.fix_dice_in_turn(policy.style, s, seat, options, tables)
+                assert kept == strategist.fix_dice(policy.style, s, seat, options)
+                checked += 1
+            game.apply(policy.act(game, seat))
+    assert checked > 300

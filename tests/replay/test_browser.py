@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dune_env.engine.state import Phase
 from dune_env.replay import ReplayRecord, build_frames, play_policies, write_replay_html
+from dune_env.replay.frames import PHASE_NAMES
 
 from .helpers import browser_page, game_at, units_on_map
 
@@ -45,6 +47,7 @@ def _check_board(page: object, record: ReplayRecord, frame: int) -> None:
     assert tokens == [[r, t] for r, t in enumerate(s.region_token) if t >= 0]
     round_line = page.text_content("#round-line")  # type: ignore[attr-defined]
     assert round_line is not None and round_line.startswith(f"Round {s.round}/6")
+    assert round_line.endswith(PHASE_NAMES[Phase(s.phase).name])  # "step 3, recruiting"
 
 
 def test_viewer_steps_through_a_game_in_chromium(
@@ -129,4 +132,32 @@ def test_seat_view_hides_other_seats_bids_in_chromium(
         shot = tmp_path / "replay.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 20_000
+        assert errors == []
+
+
+def test_viewer_numbers_dice_1_to_7_and_marks_storm_and_desert(
+    replay: tuple[ReplayRecord, dict, Path],
+) -> None:
+    """ROLL-2 (issue 33): the viewer numbers the dice 1-7 as the event log does - on the dice
+    and in the names of FIX_DICE options (the action table's names keep the engine's 0-6);
+    the storm's sector is striped and labelled, the desert regions carry a red X."""
+    record, data, path = replay
+    frames = data["frames"]
+    k = next(
+        i
+        for i, f in enumerate(frames)
+        if f.get("decision", {}).get("kind") == "FIX_DICE" and not any(f["fixed"])
+    )
+    with browser_page() as (page, errors):
+        page.goto(path.as_uri())
+        page.evaluate(f"window.duneReplay.show({k})")
+        dice = page.locator("#status-dice .die").all_text_contents()
+        assert [d.split(":")[0] for d in dice] == [str(n) for n in range(1, 8)]
+        names = page.locator("#options li").all_text_contents()
+        assert names and all("{" not in n for n in names)
+        assert any(n.endswith("fix die 1") for n in names)
+        assert any("fix dice 1, 2, 3, 4, 5, 6, 7" in n for n in names)
+        storm = frames[k]["storm"]
+        assert page.text_content("#map .sector-label.in-storm") == f"{storm} STORM"
+        assert page.locator("#map .desert-mark").count() == 5
         assert errors == []

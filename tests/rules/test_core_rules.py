@@ -1749,6 +1749,26 @@ def test_spice_1_no_harvester_income_on_shai_hulud():
     assert game.state.region_token[R.CARTHAG] == NO_ONE
 
 
+@pytest.mark.parametrize("faction", [F.CORRINO, F.GUILD])
+def test_land_1_stored_spice_stays_spendable_on_a_shai_hulud_turn(faction: int) -> None:
+    """LAND-1 / SPICE-4 (docs/rules-notes.md, item 21): on Shai-Hulud the turn has no income,
+    but the Corrino's and the Guild's stored spice still pays for landing."""
+    game = (
+        Scenario(FIVE)
+        .units(faction, CARD, 2)
+        .storage(faction, 2)
+        .dice(spice="worm")
+        .active(faction)
+        .at(Phase.LAND_START)
+    )
+    assert game.state.pool == 0
+    assert kind(game) == DecisionKind.LAND
+    game.apply(land_option(R.POLAR_CAP, REG))
+    game.apply(land_option(R.POLAR_CAP, REG))
+    assert game.state.storage[faction] == 0
+    assert game.state.count(faction, R.POLAR_CAP) == 2
+
+
 def test_spice_1_spice_given_by_the_corrino_ally_joins_the_pool():
     """SPICE-1 / COR-3: spice given by the Corrino ally this turn joins the pool."""
     game = (

@@ -1,7 +1,8 @@
 """Configurable clarifications ([variant] items of RULES.md) and the CL-n defaults: CL-1
 `region_die_west_faces`, CL-3 `strict_control`, CL-4 rewards, CL-5 spending order, CL-6
 `desert_landing`, TLX-4 `face_dancers`, CL-7..CL-12, and the rev. 2 variants GLD-1
-`guild_income_per_lander`, END-2 `strict_alliance_victory`, SMG-1 `smugglers_land_anywhere`."""
+`guild_income_per_lander`, END-2 `strict_alliance_victory`, SMG-1 `smugglers_land_anywhere`,
+BATTLE-3 `battle_survives_fortress`."""
 
 from __future__ import annotations
 
@@ -21,13 +22,17 @@ from dune_env.engine import (
     Token,
 )
 from dune_env.engine.decisions import (
+    BID_DONE,
     LAND_SMUGGLERS_LEADER,
     LAND_STOP,
     RECRUIT_STOP,
     RECRUIT_UNIT,
+    bid_leader_option,
     land_option,
     unit_option,
+    victim_option,
 )
+from dune_env.engine.events import EventKind
 from dune_env.engine.map_data import DEFAULT_MAP
 from dune_env.engine.state import uidx
 
@@ -610,12 +615,119 @@ def test_smg_1_variant_needs_no_landing_consent_from_the_ally() -> None:
     assert DecisionKind.LAND_CONSENT not in [row[1] for row in game.state.history[1:]]
 
 
+# --- BATTLE-3 the fortress and the attacker's last own unit -------------------------------------
+
+
+def _fortress_takes_the_last_atreides_unit(survives: bool, ally_units: int) -> Game:
+    """Atreides (active, its leader on the card) attacks Carthag's fortress with 1 unit and its
+    Corrino ally's `ally_units` (the Corrino leader on its card), against 2 Harkonnen units;
+    the fortress takes the Atreides unit."""
+    game = (
+        Scenario(FIVE, battle_survives_fortress=survives)
+        .ally(COR)
+        .token(Region.CARTHAG, Token.FORTRESS)
+        .units(ATR, Region.CARTHAG, 1)
+        .units(COR, Region.CARTHAG, ally_units)
+        .units(HAR, Region.CARTHAG, 2)
+        .leaders(ATR, 1)
+        .leaders(COR, 1)
+        .leaders(HAR, 0)
+        .active(ATR)
+        .at(Phase.BATTLE_SELECT)
+    )
+    if ally_units:
+        assert victim_option(ATR, REG) in expect(game, DecisionKind.FORTRESS_VICTIM, ATR)
+        game.apply(victim_option(ATR, REG))
+    # (with no ally unit there, the Atreides unit is the only victim: the engine removes it)
+    fortress = [e[1:] for e in game.state.events if e[0] == EventKind.FORTRESS]
+    assert fortress == [(Region.CARTHAG, ATR, REG)]
+    assert n(game, ATR, Region.CARTHAG) == 0
+    assert game.state.region_token[Region.CARTHAG] == -1  # the fortress went to the supply
+    return game
+
+
+def _battles(game: Game) -> list[tuple[int, ...]]:
+    return [e[1:] for e in game.state.events if e[0] == EventKind.BATTLE_RESULT]
+
+
+def test_battle_3_default_the_fortress_taking_the_last_own_unit_ends_the_battle() -> None:
+    """BATTLE-3, default reading: once the fortress has removed the active player's last own
+    unit, no battle is left in the region, though the ally's units and its leader remain."""
+    game = _fortress_takes_the_last_atreides_unit(survives=False, ally_units=2)
+    assert _battles(game) == []
+    assert game.state.battle_region == -1
+    assert n(game, COR, Region.CARTHAG) == 2 and n(game, HAR, Region.CARTHAG) == 2
+    assert game.pending is None or game.pending.kind not in (
+        DecisionKind.LEND_LEADER,
+        DecisionKind.BID,
+    )
+
+
+def test_battle_3_variant_the_battle_survives_the_fortress_with_the_allys_units() -> None:
+    """BATTLE-3, `battle_survives_fortress=True` (the Czech p. 6: the battle is decided before
+    the fortress acts, and nothing cancels it): the ally's units fight on, with the attacker's
+    own leader and the leader the ally lends (BATTLE-4)."""
+    game = _fortress_takes_the_last_atreides_unit(survives=True, ally_units=2)
+    expect(game, DecisionKind.LEND_LEADER, COR)
+    game.apply(1)  # the Corrino lend their leader
+    options = expect(game, DecisionKind.BID, ATR)
+    assert set(options) == {
+        BID_DONE,
+        unit_option(COR, REG),
+        bid_leader_option(ATR),
+        bid_leader_option(COR),
+    }
+    for option in (unit_option(COR, REG), unit_option(COR, REG), bid_leader_option(ATR)):
+        game.apply(option)
+    game.apply(BID_DONE)
+    expect(game, DecisionKind.BID, HAR)
+    game.apply(unit_option(HAR, REG))
+    game.apply(unit_option(HAR, REG))
+    if game.pending is not None and game.pending.kind == DecisionKind.BID:
+        game.apply(BID_DONE)
+    # 2 Corrino units + Atreides leader 3 = 5 against 2: the attacker wins, Harkonnen is out.
+    assert _battles(game) == [(Region.CARTHAG, 5, 2, 0)]
+    assert n(game, HAR, Region.CARTHAG) == 0
+
+
+def test_battle_3_variant_a_lent_leader_alone_fights_on() -> None:
+    """BATTLE-3, `battle_survives_fortress=True`: with no attacking unit left at all, the
+    battle still takes place; a lent leader (BATTLE-4) may win it. By default it would not."""
+    assert _battles(_fortress_takes_the_last_atreides_unit(survives=False, ally_units=0)) == []
+    game = _fortress_takes_the_last_atreides_unit(survives=True, ally_units=0)
+    expect(game, DecisionKind.LEND_LEADER, COR)
+    game.apply(1)
+    assert set(expect(game, DecisionKind.BID, ATR)) == {
+        BID_DONE,
+        bid_leader_option(ATR),
+        bid_leader_option(COR),
+    }
+    game.apply(bid_leader_option(COR))  # Corrino's Shaddam IV, strength 3
+    game.apply(BID_DONE)
+    game.apply(unit_option(HAR, REG))
+    if game.pending is not None and game.pending.kind == DecisionKind.BID:
+        game.apply(BID_DONE)
+    assert _battles(game) == [(Region.CARTHAG, 3, 1, 0)]
+    assert n(game, HAR, Region.CARTHAG) == 0  # the loser's uncommitted unit is lost too
+
+
+def test_battle_3_variant_survives_a_snapshot_and_is_off_in_old_snapshots() -> None:
+    """BATTLE-3: the flag is part of the configuration in snapshots; a snapshot written before
+    it existed (no such key) plays by the default reading."""
+    config = GameConfig(num_players=5, battle_survives_fortress=True)
+    game = Game(config, seed=3)
+    assert Game.from_json(game.to_json()).config == config
+    old = game.snapshot()
+    del old["config"]["battle_survives_fortress"]
+    assert Game.restore(old).config.battle_survives_fortress is False
+
+
 # --- configuration of the rev. 2 variants ------------------------------------------------------
 
 REV2_FLAGS = ("guild_income_per_lander", "strict_alliance_victory", "smugglers_land_anywhere")
 
 
-@pytest.mark.parametrize("name", ("desert_landing", *REV2_FLAGS))
+@pytest.mark.parametrize("name", ("desert_landing", "battle_survives_fortress", *REV2_FLAGS))
 @pytest.mark.parametrize("bad", ["yes", 1, None])
 def test_variant_flags_must_be_booleans(name: str, bad: object) -> None:
     """GLD-1 / END-2 / SMG-1 / CL-6 variants: a non-bool value is a ConfigError naming it."""

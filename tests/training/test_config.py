@@ -1,5 +1,6 @@
-"""One configuration base for both training recipes: shared typed fields, a docstring for
-every field, the shipped YAML files loading, clear errors for unknown keys and bad values."""
+"""One configuration frame for every training recipe: field groups declared once and shared
+(run, ppo, ...), a docstring for every field, flat keys in YAML and on the command line, the
+shipped YAML files loading, clear errors for unknown keys and bad values."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from training.config_utils import ConfigKeyError, RunConfig, field_docs, load_config
+from training.config_utils import ConfigKeyError, field_docs, flat_dict, load_config
+from training.fields import PPOFields, RunFields
 from training.ppo_selfplay import PPOSelfPlayConfig
 from training.residual import ResidualConfig
 from training.rllib_ppo import RLlibConfig
@@ -18,14 +20,48 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("cls", RECIPES)
-def test_both_recipes_share_the_run_fields_and_document_every_field(cls: type) -> None:
-    assert issubclass(cls, RunConfig)
-    shared = {f.name for f in dataclasses.fields(RunConfig)}
-    assert {"seed", "num_players", "out_dir", "resume", "config_name"} <= shared
-    assert shared <= {f.name for f in dataclasses.fields(cls)}
-    docs = field_docs(cls)
-    undocumented = [f.name for f in dataclasses.fields(cls) if not docs.get(f.name)]
-    assert undocumented == []
+def test_every_recipe_shares_the_run_and_ppo_groups_and_documents_every_field(cls: type) -> None:
+    """The groups are declared once (training/fields.py): every recipe's `run` is a RunFields
+    and its `ppo` a PPOFields, with the recipe's own defaults; every field of every group has
+    a docstring (shown by --help)."""
+    cfg = cls()
+    assert isinstance(cfg.run, RunFields) and isinstance(cfg.ppo, PPOFields)
+    assert {"seed", "num_players", "out_dir", "resume", "config_name"} <= set(flat_dict(cfg))
+    for f in dataclasses.fields(cfg):
+        group = type(getattr(cfg, f.name))
+        docs = field_docs(group)
+        undocumented = [g.name for g in dataclasses.fields(group) if not docs.get(g.name)]
+        assert undocumented == [], group
+
+
+def test_flat_keys_go_to_their_groups_and_config_json_stays_flat() -> None:
+    """`PPOSelfPlayConfig(n_steps=64)` sets the ppo group's field; the flat form (config.json,
+    YAML) has the same keys as before the groups, so old run folders compare with new ones."""
+    cfg = PPOSelfPlayConfig(n_steps=64, p_self=0.2, p_heuristic=0.8, seed=3)
+    assert cfg.ppo.n_steps == 64 and cfg.pool.p_self == 0.2 and cfg.run.seed == 3
+    flat = flat_dict(cfg)
+    assert flat["n_steps"] == 64 and "ppo" not in flat and "pool" not in flat
+    assert (
+        load_config(
+            PPOSelfPlayConfig,
+            None,
+            ["--n-steps", "64", "--p-self", "0.2", "--p-heuristic", "0.8", "--seed", "3"],
+        )
+        == cfg
+    )
+    with pytest.raises(ConfigKeyError, match="has no field 'n_step'"):
+        PPOSelfPlayConfig(n_step=64)
+
+
+def test_the_rllib_recipe_reads_its_former_key_names_and_refuses_unused_ppo_fields() -> None:
+    """configs written before the shared PPO group (lr, hidden, entropy_coeff, ...) still load;
+    a PPO field RLlib does not read is refused, not silently ignored."""
+    cfg = RLlibConfig(lr=1e-3, hidden=(32, 32), entropy_coeff=0.0, num_epochs=2)
+    assert cfg.ppo.learning_rate == 1e-3 and cfg.ppo.net_arch == (32, 32)
+    assert cfg.ppo.ent_coef == 0.0 and cfg.ppo.n_epochs == 2
+    assert load_config(RLlibConfig, None, ["--lr", "0.001"]).ppo.learning_rate == 1e-3
+    with pytest.raises(ConfigKeyError, match="total_timesteps: not used by the RLlib recipe"):
+        RLlibConfig(total_timesteps=5)
 
 
 def test_every_shipped_yaml_config_loads() -> None:
@@ -35,15 +71,15 @@ def test_every_shipped_yaml_config_loads() -> None:
         prefixes = {"rllib": RLlibConfig, "residual": ResidualConfig}
         cls = next((c for p, c in prefixes.items() if path.name.startswith(p)), PPOSelfPlayConfig)
         cfg = load_config(cls, path)
-        assert 3 <= cfg.num_players <= 8
+        assert 3 <= cfg.run.num_players <= 8
 
 
 def test_shipped_4p_config_uses_the_batched_envs_and_pfsp() -> None:
     """The shipped config's rollout keeps its size (2 x 32 x 32 = 2048 learner steps, as
     2 x 1024 before issue 12), its snapshots answered in batches, its opponents PFSP-drawn."""
     cfg = load_config(PPOSelfPlayConfig, ROOT / "configs" / "ppo_4p.yaml")
-    assert cfg.n_envs * cfg.envs_per_process * cfg.n_steps == 2048
-    assert cfg.envs_per_process > 1 and cfg.opponent_weighting == "pfsp"
+    assert cfg.env.n_envs * cfg.env.envs_per_process * cfg.ppo.n_steps == 2048
+    assert cfg.env.envs_per_process > 1 and cfg.pool.opponent_weighting == "pfsp"
 
 
 def test_run_folders_keep_their_names() -> None:
@@ -61,6 +97,8 @@ def test_unknown_keys_and_bad_values_are_named(tmp_path: Path) -> None:
     message = str(info.value)
     assert "'opponent_weigthing'" in message and "did you mean" in message
     assert "'opponent_weighting'" in message and "known keys of PPOSelfPlayConfig" in message
+    with pytest.raises(ConfigKeyError, match="no such file"):
+        load_config(PPOSelfPlayConfig, tmp_path / "missing.yaml")
     with pytest.raises(ConfigKeyError, match="opponent_weighting='best' is not valid"):
         load_config(PPOSelfPlayConfig, None, ["--opponent-weighting", "best"])
     with pytest.raises(ConfigKeyError, match="num_players=9 is not valid; use 3..8"):

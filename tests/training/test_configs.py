@@ -20,9 +20,9 @@ def test_the_ppo_configurations_are_found() -> None:
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_ppo_configuration_loads_and_names_its_run_after_its_file(path: Path) -> None:
     cfg = load_config(PPOSelfPlayConfig, path)
-    assert cfg.config_name == path.stem
-    assert 3 <= cfg.num_players <= 8
-    assert cfg.bc_dagger_rounds == 0 or cfg.bc_games > 0  # DAgger needs a warm start
+    assert cfg.run.config_name == path.stem
+    assert 3 <= cfg.run.num_players <= 8
+    assert cfg.imitation.bc_dagger_rounds == 0 or cfg.imitation.bc_games > 0  # needs a warm start
 
 
 @pytest.mark.parametrize("stem", ["ppo_4p_strategist", "ppo_5p"])
@@ -31,13 +31,12 @@ def test_the_strategist_recipes_train_against_the_benchmark_not_random_seats(ste
     benchmark's heuristics among the opponents, the batched rollout layout (2 processes x 32
     games), a KL limit on each update, and the best model kept by its paired strength against
     strategist in the benchmark's line-up."""
-    from training.ppo_selfplay import ppo_hyperparameters
-
     cfg = load_config(PPOSelfPlayConfig, CONFIGS[[p.stem for p in CONFIGS].index(stem)])
-    assert cfg.p_random == 0 and cfg.p_self + cfg.p_heuristic == 1
-    assert {"strategist", "economic", "aggressive"} <= set(cfg.heuristic_opponents)
-    assert cfg.n_envs == 2 and cfg.envs_per_process == 32
-    assert cfg.n_envs * cfg.envs_per_process * cfg.n_steps == 2048
-    assert cfg.target_kl is not None and ppo_hyperparameters(cfg)["target_kl"] == cfg.target_kl
-    assert cfg.eval_mode == "lineup" and cfg.best_against == "strategist"
-    assert cfg.opponent_weighting == "pfsp"
+    pool, env, ppo = cfg.pool, cfg.env, cfg.ppo
+    assert pool.p_random == 0 and pool.p_self + pool.p_heuristic == 1
+    assert {"strategist", "economic", "aggressive"} <= set(pool.heuristic_opponents)
+    assert env.n_envs == 2 and env.envs_per_process == 32
+    assert env.n_envs * env.envs_per_process * ppo.n_steps == 2048
+    assert ppo.target_kl is not None and ppo.hyperparameters(0)["target_kl"] == ppo.target_kl
+    assert cfg.evaluation.eval_mode == "lineup" and cfg.evaluation.best_against == "strategist"
+    assert pool.opponent_weighting == "pfsp"

@@ -13,16 +13,12 @@ import numpy as np
 import pytest
 
 from dune_env.engine.decisions import DecisionKind
+from training.checkpoints import ResumeError
+from training.cloning import held_out_fit, kind_weights
 from training.config_utils import ConfigKeyError
-from training.dagger import (
-    collect_lineup,
-    fit_lineup_round,
-    held_out_fit,
-    kind_weights,
-    play_labelled_game,
-    seating,
-)
-from training.ppo_selfplay import PPOSelfPlayConfig, ResumeError, behaviour_clone, train
+from training.dagger import collect_lineup, fit_lineup_round, play_labelled_game, seating
+from training.imitation import behaviour_clone
+from training.ppo_selfplay import PPOSelfPlayConfig, imitation_of, train
 
 LINEUP = {
     "bc_setting": "lineup",
@@ -57,11 +53,14 @@ def tiny_model() -> Any:
 
 def test_the_seats_are_the_benchmarks_line_up_with_the_teacher_or_the_clone() -> None:
     cfg = PPOSelfPlayConfig(**{**LINEUP, "bc_learner_seats": 2})
-    names = [getattr(p, "name", "model") for p in seating(cfg, None, 0)]
+    heuristics = cfg.pool.heuristic_opponents
+    names = [
+        getattr(p, "name", "model") for p in seating(cfg.imitation, cfg.run, heuristics, None, 0)
+    ]
     assert names == ["strategist", "economic", "aggressive", "economic"]
     model = tiny_model()
     for game in range(4):
-        seats = seating(cfg, model, game)
+        seats = seating(cfg.imitation, cfg.run, heuristics, model, game)
         where = [i for i, p in enumerate(seats) if p is model]
         assert where == sorted({game % 4, (game + 1) % 4})  # two seats, rotating
         assert sorted(p.name for p in seats if p is not model) == ["aggressive", "economic"]
@@ -73,8 +72,9 @@ def test_a_labelled_game_keeps_every_seats_choices_labelled_by_the_teacher() -> 
     from dune_env.policies.heuristics.strategist import StrategistPolicy
 
     cfg = PPOSelfPlayConfig(**LINEUP)
-    seats = seating(cfg, tiny_model(), 1)
-    game = play_labelled_game(cfg, seats, seed=3)
+    im, run, heuristics = cfg.imitation, cfg.run, cfg.pool.heuristic_opponents
+    seats = seating(im, run, heuristics, tiny_model(), 1)
+    game = play_labelled_game(im, run, seats, seed=3)
     n = len(game.actions)
     assert n > 50 and game.obs.shape[0] == game.masks.shape[0] == n
     assert (game.masks.sum(axis=1) > 1).all()  # only decisions with a choice
@@ -82,7 +82,7 @@ def test_a_labelled_game_keeps_every_seats_choices_labelled_by_the_teacher() -> 
     assert set(np.unique(game.returns)) <= {-1.0, 1.0}
     assert {DecisionKind(int(k)).name for k in game.kinds} >= {"FIX_DICE", "MOVE"}
     # The teacher plays its seat in round 0: its own decisions are labelled with themselves.
-    assert isinstance(seating(cfg, None, 0)[0], StrategistPolicy)
+    assert isinstance(seating(im, run, heuristics, None, 0)[0], StrategistPolicy)
 
 
 def test_kind_weights_and_their_validation() -> None:
@@ -104,16 +104,17 @@ def test_a_round_fine_tunes_on_new_data_plus_a_replay_and_keeps_its_best_epoch()
     held-out set measures afterwards; every epoch logs NLL and per-kind agreement."""
     cfg = PPOSelfPlayConfig(**{**LINEUP, "bc_patience": 5, "bc_kind_weights": {"FIX_DICE": 2.0}})
     model = tiny_model()
-    rounds = [collect_lineup(cfg, None, 0)]
-    first = fit_lineup_round(model, cfg, rounds)
+    im, run, heuristics = cfg.imitation, cfg.run, cfg.pool.heuristic_opponents
+    rounds = [collect_lineup(im, run, heuristics, None, 0)]
+    first = fit_lineup_round(model, im, 0, cfg.ppo.batch_size, rounds)
     assert first["replayed"] == 0 and first["samples"] == len(rounds[0][0].actions)
     assert first["best"]["nll"] < first["epoch_start"]["nll"]  # the imitation learns
-    rounds.append(collect_lineup(cfg, model, 1))
-    second = fit_lineup_round(model, cfg, rounds)
+    rounds.append(collect_lineup(im, run, heuristics, model, 1))
+    second = fit_lineup_round(model, im, 0, cfg.ppo.batch_size, rounds)
     new = len(rounds[1][0].actions)
     assert second["replayed"] == min(new, len(rounds[0][0].actions))
     assert second["samples"] == new + second["replayed"]
-    epochs = [second[f"epoch{e}"] for e in range(cfg.bc_epochs)]
+    epochs = [second[f"epoch{e}"] for e in range(im.bc_epochs)]
     best = min([second["epoch_start"], *epochs], key=lambda fit: fit["nll"])
     assert held_out_fit(model, rounds[1][1])["nll"] == pytest.approx(best["nll"], abs=1e-5)
     kinds = epochs[0]["agreement_by_kind"]
@@ -129,11 +130,11 @@ def test_early_stopping_ends_a_round_once_the_held_out_nll_stops_falling(
     monkeypatch.setattr(
         dagger, "held_out_fit", lambda model, data: {"nll": next(scripted), "agreement": 0.0}
     )
-    monkeypatch.setattr(dagger, "train_epoch", lambda model, cfg, data, rng: 0.0)
+    monkeypatch.setattr(dagger, "clone_epoch", lambda policy, data, size, rng, w: (0.0, 0.0))
     cfg = PPOSelfPlayConfig(**{**LINEUP, "bc_epochs": 5, "bc_patience": 1})
     model = tiny_model()
     empty = dagger.Decisions(*(np.zeros((0,) * 1) for _ in range(5)))
-    stats = fit_lineup_round(model, cfg, [(empty, empty)])
+    stats = fit_lineup_round(model, cfg.imitation, 0, 64, [(empty, empty)])
     # 2.5 and 2.6 did not beat 2.0: stopped after patience 1, before 1.0 and 0.5.
     epochs = [k for k in stats if k.startswith("epoch") and k != "epoch_start"]
     assert epochs == ["epoch0", "epoch1", "epoch2"]
@@ -150,4 +151,4 @@ def test_the_lineup_imitation_trains_resumes_and_refuses_other_settings(tmp_path
     assert sorted(p.name for p in rounds_dir.glob("round*.pt")) == ["round0.pt", "round1.pt"]
     other = PPOSelfPlayConfig(**{**LINEUP, "bc_learner_seats": 2})
     with pytest.raises(ResumeError, match="bc_learner_seats=1"):
-        behaviour_clone(None, other, rounds_dir)
+        behaviour_clone(None, imitation_of(other), rounds_dir)

@@ -26,9 +26,10 @@ def test_evaluate_prints_a_verdict_per_opponent_on_duplicate_deals(
     assert any(line.startswith("How to read this") for line in printed)
     data = json.loads((out / "evaluation.json").read_text())
     for record in data.values():
-        assert record["games"] == 12  # 10 rounded up to whole deals of 3 rotations
+        assert record["games"] == 12  # 10 rounded up to whole deals of 3 seatings
         assert record["chance_win_rate"] == pytest.approx(1 / 3)
-        assert record["judgement"] in ("above", "below", "level", "cannot tell apart")
+        # 4 deals: fewer than the 10 an interval needs, so no verdict beyond "not known"
+        assert record["judgement"] in ("too few deals", "cannot tell apart")
     summary = json.loads((out / "vs_random" / "summary.json").read_text())
     assert summary["duplicate"] is True
 
@@ -56,9 +57,9 @@ def test_lineup_evaluation_pairs_the_model_with_each_other_policy_over_the_same_
     ]  # fmt: skip
     assert lineup_of(("strategist", "economic", "aggressive"), 5)[-1] == "strategist"
     summary = evaluate_lineup("economic", ["random", "aggressive"], 3, 10)
-    # whole deals of the line-up's 6 seatings (every permutation: no seat-order offset)
+    # whole deals of the line-up's 6 balanced seatings (no seat-order offset)
     assert summary["games"] == 12 and summary["duplicate"] is True
-    assert summary["meta"]["seatings"] == "permutations"
+    assert summary["meta"]["seatings"] == "balanced"
     for other in ("random", "aggressive"):
         mine = paired_record(summary, "economic", other)
         theirs = paired_record(summary, other, "economic")
@@ -66,9 +67,8 @@ def test_lineup_evaluation_pairs_the_model_with_each_other_policy_over_the_same_
         assert mine["control_win_rate_diff"] == pytest.approx(-theirs["control_win_rate_diff"])
         if mine["strength_diff"] is not None:
             assert mine["strength_diff"] == pytest.approx(-theirs["strength_diff"])
-            low, high = mine["strength_diff_ci95"]
-            assert [-high, -low] == pytest.approx(theirs["strength_diff_ci95"])
-        assert mine["judgement"] in ("above", "below", "level", "cannot tell apart")
+        # 2 deals: fewer than an interval needs (the harness prints n/a), so no judgement
+        assert mine["strength_diff_ci95"] is None and mine["judgement"] == "cannot tell apart"
 
 
 def test_the_best_evaluated_model_is_kept_by_its_paired_strength(tmp_path: Path) -> None:
@@ -78,7 +78,9 @@ def test_the_best_evaluated_model_is_kept_by_its_paired_strength(tmp_path: Path)
 
     from dune_env.vector import DuneVecEnv
     from training.callbacks import Periodic
-    from training.ppo_selfplay import PPOSelfPlayConfig
+    from training.checkpoints import RunFolder
+    from training.ppo_selfplay import PPOSelfPlayConfig, SelfPlay
+    from training.skeleton import export_safe
 
     cfg = PPOSelfPlayConfig(
         heuristic_opponents=("strategist", "economic", "aggressive"),
@@ -86,18 +88,24 @@ def test_the_best_evaluated_model_is_kept_by_its_paired_strength(tmp_path: Path)
         best_against="strategist",
     )
     model = MaskablePPO("MlpPolicy", DuneVecEnv(1, num_players=4), policy_kwargs={"net_arch": [8]})
-    callback = Periodic(cfg, tmp_path)
+    plan = SelfPlay(cfg).evaluation
+
+    def periodic() -> Periodic:
+        return Periodic(RunFolder(tmp_path), cfg.checkpoints, export_safe, evaluation=plan)
+
+    callback = periodic()
     callback.init_callback(model)
     for steps, score in ((100, -0.4), (200, -0.6), (300, -0.1), (400, None)):
         callback.num_timesteps = steps
-        callback._keep_if_best({"strength_diff": score, "strength_diff_ci95": None, "games": 8})
+        record = {"strength_diff": score, "strength_diff_ci95": None, "games": 8}
+        callback._keep_if_best(record, "strategist")
         best = json.loads((tmp_path / "best.json").read_text())
         assert best["num_timesteps"] == (100 if steps < 300 else 300)
     assert best["against"] == "strategist" and best["strength_diff"] == -0.1
     assert (tmp_path / "best_model.safetensors").is_file()
-    resumed = Periodic(cfg, tmp_path)
+    resumed = periodic()
     resumed.init_callback(model)
-    resumed._keep_if_best({"strength_diff": -0.2})
+    resumed._keep_if_best({"strength_diff": -0.2}, "strategist")
     assert json.loads((tmp_path / "best.json").read_text())["num_timesteps"] == 300
 
 

@@ -35,7 +35,7 @@ def test_the_imitation_weight_falls_linearly_then_stays_at_its_end_value() -> No
 
 
 def tiny_model(**kwargs: Any) -> Any:
-    from training.kickstart_ppo import KickstartedPPO
+    from training.kickstart import KickstartedPPO
 
     venv = DuneVecEnv(
         4, learner="rotate", num_players=4, opponents="economic", teacher="strategist"
@@ -47,12 +47,12 @@ def tiny_model(**kwargs: Any) -> Any:
 
 def configure(model: Any, teacher: str = "strategist", **fields: Any) -> None:
     cfg = PPOSelfPlayConfig(kickstart_teacher=teacher, envs_per_process=4, **fields)
-    model.configure_kickstart(cfg, model.n_steps * model.n_envs)
+    model.configure_kickstart(cfg.kickstart, model.n_steps * model.n_envs)
 
 
 def teacher_fit(model: Any) -> tuple[float, float]:
     """(teacher NLL, greedy agreement) of the policy over the whole rollout buffer."""
-    from training.kickstart_ppo import teacher_terms
+    from training.kickstart import teacher_terms
 
     (batch,) = model.rollout_buffer.get(None)
     with torch.no_grad():
@@ -66,7 +66,7 @@ def test_the_stored_labels_belong_to_the_stored_observations() -> None:
     off-by-one would pair each state with the next state's label)."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from training.kickstart_ppo import TeacherLabels
+    from training.kickstart import TeacherLabels
 
     seen: dict[bytes, set[int]] = {}
 
@@ -105,7 +105,7 @@ def test_the_imitation_term_pulls_the_policy_towards_the_teacher() -> None:
     """Updates on one fixed rollout (collected in a warm-up, so the policy is still the initial
     one): with lambda 5 the policy's NLL of the strategist's actions falls and its greedy
     agreement rises, far more than with lambda 0 (PPO alone)."""
-    from training.kickstart_ppo import TeacherLabels
+    from training.kickstart import TeacherLabels
 
     fits = {}
     for coef in (0.0, 5.0):
@@ -124,7 +124,7 @@ def test_the_imitation_term_pulls_the_policy_towards_the_teacher() -> None:
 
 
 def test_the_critic_warm_up_trains_the_value_network_only() -> None:
-    from training.kickstart_ppo import TeacherLabels
+    from training.kickstart import TeacherLabels
 
     model = tiny_model(learning_rate=1e-3)
     configure(model, critic_warmup_rollouts=2)
@@ -184,10 +184,10 @@ def test_the_kickstart_recipe_starts_from_bc_4p_trains_and_resumes(tmp_path: Pat
     from safetensors.numpy import load_file
 
     from dune_env.policies.registry import CHECKPOINT_DIR
-    from training.kickstart_ppo import KickstartedPPO
+    from training.kickstart import KickstartedPPO
 
     cfg = smoke_config(tmp_path)
-    assert cfg.init_weights == "bc-4p" and cfg.kickstart_teacher == "strategist"
+    assert cfg.kickstart.init_weights == "bc-4p" and cfg.kickstart.kickstart_teacher == "strategist"
     train(cfg, quiet=True)
     run = cfg.run_dir
     start = load_file(run / "pool" / "snapshot_000000000.safetensors")
@@ -198,7 +198,7 @@ def test_the_kickstart_recipe_starts_from_bc_4p_trains_and_resumes(tmp_path: Pat
     train(dataclasses.replace(cfg, total_timesteps=512), quiet=True)
     model = KickstartedPPO.load(run / "checkpoints" / "latest.zip")
     assert model.num_timesteps == 512 and model.kick_anneal_steps == 384
-    assert model.current_kick_coef() == pytest.approx(cfg.kickstart_coef_end)
+    assert model.current_kick_coef() == pytest.approx(cfg.kickstart.kickstart_coef_end)
     final = load_file(run / "final_model.safetensors")
     assert any(not np.array_equal(final[k], shipped[k]) for k in shipped), "PPO updated it"
 

@@ -12,15 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.ppo_selfplay import (
+from training.opponent_pool import (
     RESULTS_FILE,
     OpponentPool,
     PoolResults,
-    PPOSelfPlayConfig,
     learner_won,
     pairwise_outcomes,
-    train,
 )
+from training.ppo_selfplay import PPOSelfPlayConfig, train
 
 TINY = {
     "total_timesteps": 256,
@@ -110,7 +109,7 @@ def test_the_default_pfsp_weighting_discriminates_between_opponents(tmp_path: Pa
     pairings is drawn more than twice as often as an even one and 10x as often as one it
     beats 70% of the time; the former (1 - w)^2 on whole-game win rates 0.15 vs 0.35 gave
     less than 1.7x."""
-    exponent = PPOSelfPlayConfig().pfsp_exponent
+    exponent = PPOSelfPlayConfig().pool.pfsp_exponent
     results = PoolResults(tmp_path)
     for name, wins in (("strong", 30), ("even", 50), ("weak", 70)):
         for g in range(100):
@@ -184,7 +183,7 @@ def test_the_pool_never_seats_random_when_p_random_is_zero(tmp_path: Path) -> No
     from sb3_contrib import MaskablePPO
 
     from dune_env.vector import DuneVecEnv
-    from training.ppo_selfplay import FrozenPolicy, save_snapshot
+    from training.opponent_pool import FrozenPolicy, save_snapshot
 
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -299,6 +298,6 @@ def test_heuristic_opponents_must_be_built_in_policies() -> None:
         PPOSelfPlayConfig(heuristic_opponents=("strategist", "nope"))
     with pytest.raises(ValueError, match="at least one"):
         PPOSelfPlayConfig(heuristic_opponents=())
-    assert PPOSelfPlayConfig(heuristic_opponents=("strategist",)).heuristic_opponents == (
+    assert PPOSelfPlayConfig(heuristic_opponents=("strategist",)).pool.heuristic_opponents == (
         "strategist",
     )

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from training.config_utils import load_config
-from training.ppo_selfplay import PPOSelfPlayConfig, collect_demonstrations, train
+from training.imitation import collect_demonstrations
+from training.ppo_selfplay import PPOSelfPlayConfig, train
 from training.progress import Progress, duration
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -71,8 +72,8 @@ def test_behaviour_cloning_games_show_progress() -> None:
     cfg = PPOSelfPlayConfig(bc_games=2)
     out = io.StringIO()
     progress = Progress(out)
-    progress.start("behaviour cloning round 1/1", cfg.bc_games, "games")
-    collect_demonstrations(cfg, progress=progress)
+    progress.start("behaviour cloning round 1/1", cfg.imitation.bc_games, "games")
+    collect_demonstrations(cfg.imitation, cfg.run, progress=progress)
     assert out.getvalue().splitlines()[-1].startswith("behaviour cloning round 1/1: 2/2 games")
 
 
@@ -82,7 +83,7 @@ def test_the_quick_preset_trains_and_prints_progress(
     """configs/ppo_4p_quick.yaml (no warm start), on a tiny budget: progress lines and an
     evaluation with the chance level are printed, and a model is saved."""
     cfg = load_config(PPOSelfPlayConfig, CONFIGS / "ppo_4p_quick.yaml")
-    assert cfg.bc_games == 0 and cfg.total_timesteps <= 30_000
+    assert cfg.imitation.bc_games == 0 and cfg.ppo.total_timesteps <= 30_000
     tiny = dataclasses.replace(
         cfg,
         out_dir=str(tmp_path),

@@ -39,7 +39,7 @@ def test_a_fresh_residual_model_exported_plays_exactly_as_the_strategist(tmp_pat
     from dune_env.policies.registry import PolicyLoadError, load_policy
     from dune_env.policies.residual import departures
     from dune_env.policies.weights import RESIDUAL_KIND, WeightsPolicy
-    from training.kickstart import shipped_or_path
+    from training.initial_weights import shipped_or_path
     from training.residual import ResidualConfig, build_env, export_checkpoint, new_model
 
     cfg = ResidualConfig(out_dir=str(tmp_path), n_envs=1, envs_per_process=2, n_steps=8)
@@ -53,7 +53,7 @@ def test_a_fresh_residual_model_exported_plays_exactly_as_the_strategist(tmp_pat
     description = export_checkpoint(tmp_path / "fresh.zip")
     network = json.loads(description.read_text())["network"]
     assert network["kind"] == RESIDUAL_KIND and network["teacher"] == "strategist"
-    assert network["beta"] == cfg.beta
+    assert network["beta"] == cfg.residual.beta
     with pytest.raises(PolicyLoadError, match="adds to the 'strategist' heuristic's choice"):
         WeightsPolicy(tmp_path / "fresh.safetensors")
     residual = load_policy(str(tmp_path / "fresh.safetensors"))
@@ -88,8 +88,8 @@ def test_the_residual_configurations_load_and_name_their_runs_after_their_files(
 
     path = Path(__file__).resolve().parents[2] / "configs" / f"{stem}.yaml"
     cfg = load_config(ResidualConfig, path)
-    assert cfg.config_name == stem and cfg.num_players == int(stem[-2])
-    assert cfg.beta > 0 and cfg.checkpoint_interval > 0
+    assert cfg.run.config_name == stem and cfg.run.num_players == int(stem[-2])
+    assert cfg.residual.beta > 0 and cfg.checkpoints.checkpoint_interval > 0
 
 
 def test_a_run_can_start_from_an_exported_network_on_the_strategist(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_the_shipped_residual_model_departs_from_the_strategist_only_sometimes()
 
 def test_a_residual_run_resumes_where_it_stopped(tmp_path: Path) -> None:
     """The same command run again continues from latest.zip up to the new total; every
-    checkpoint is exported in the safe format beside it."""
+    checkpoint is exported in the safe format beside it (the run folder of every recipe)."""
     from sb3_contrib import MaskablePPO
 
     from training.residual import ResidualConfig, train
@@ -142,8 +142,9 @@ def test_a_residual_run_resumes_where_it_stopped(tmp_path: Path) -> None:
     tiny |= {"batch_size": 64, "n_epochs": 1, "checkpoint_interval": 128}
     train(ResidualConfig(total_timesteps=128, **tiny))
     run = tmp_path / "residual_4p_seed0"
-    assert (run / "checkpoint_128.safetensors").is_file()
+    assert (run / "checkpoints" / "checkpoint_000000128.safetensors").is_file()
     train(ResidualConfig(total_timesteps=256, **tiny))
-    assert MaskablePPO.load(str(run / "final.zip"), device="cpu").num_timesteps == 256
-    assert (run / "checkpoint_256.safetensors").is_file()
+    assert MaskablePPO.load(str(run / "final_model.zip"), device="cpu").num_timesteps == 256
+    assert (run / "checkpoints" / "checkpoint_000000256.safetensors").is_file()
+    assert (run / "final_model.safetensors").is_file()
     assert len((run / "progress.jsonl").read_text().splitlines()) == 2  # one line a rollout

@@ -60,11 +60,10 @@ def test_ppo_selfplay_on_a_vector_env(tmp_path: Path) -> None:
     final = train(cfg)
     assert list((tmp_path / "vector_seed0" / "pool").glob("snapshot_*.json"))
     play_full_games(str(final.with_suffix(".safetensors")), games=1)
-    shaped = PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "shaping": 0.1})
     with pytest.raises(ValueError, match="shaping needs one environment per process"):
-        train(shaped)
-    with pytest.raises(ValueError, match="envs_per_process must be >= 1, not 0"):
-        train(PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "envs_per_process": 0}))
+        PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "shaping": 0.1})
+    with pytest.raises(ValueError, match="envs_per_process=0 must be >= 1"):
+        PPOSelfPlayConfig(out_dir=str(tmp_path), **{**tiny, "envs_per_process": 0})
 
 
 def test_ppo_selfplay_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
@@ -151,8 +150,8 @@ def test_config_loader_reads_yaml_and_overrides() -> None:
     cfg = load_config(
         PPOSelfPlayConfig, "configs/ppo_4p.yaml", ["--seed", "3", "--net-arch", "64,64"]
     )
-    assert cfg.config_name == "ppo_4p" and cfg.seed == 3 and cfg.net_arch == (64, 64)
-    assert cfg.num_players == 4
+    assert cfg.run.config_name == "ppo_4p" and cfg.run.seed == 3
+    assert cfg.ppo.net_arch == (64, 64) and cfg.run.num_players == 4
 
 
 def test_checkpoint_with_wrong_spaces_is_refused(tmp_path: Path) -> None:
@@ -263,7 +262,7 @@ def test_checkpoints_keep_the_last_k_and_resume_falls_back_past_truncated_ones(
     train(dataclasses.replace(cfg, total_timesteps=1024))
     out = capsys.readouterr().out
     assert "checkpoint_000000768.zip does not load" in out
-    assert "resuming keep_seed0 from 512 steps" in out
+    assert "resuming keep_seed0 from 512 learner steps" in out
     info = json.loads((ckpt.parent / "training.json").read_text())
     assert info["num_timesteps"] >= 1024
 
@@ -274,7 +273,11 @@ def test_resume_plays_fresh_games_and_discards_the_saved_last_obs(tmp_path: Path
     previous session's environments) is not reused: learning starts from a fresh reset."""
     import zipfile
 
-    from training.ppo_selfplay import build_envs, resume_from_checkpoint, session_seed
+    from training.checkpoints import resume_from_checkpoint, session_seed_of
+    from training.ppo_selfplay import build_env
+
+    def build_envs(cfg: PPOSelfPlayConfig, pool: Path, start_steps: int):
+        return build_env(cfg, pool, session_seed_of(cfg.run.seed, start_steps))
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="seeds", **TINY)
     train(cfg)
@@ -292,7 +295,7 @@ def test_resume_plays_fresh_games_and_discards_the_saved_last_obs(tmp_path: Path
     model, venv = resumed
     assert started == [model.num_timesteps] and model.num_timesteps >= 512
     assert model._last_obs is None  # learn() resets the new environments first
-    assert session_seed(cfg, model.num_timesteps) != session_seed(cfg, 0)
+    assert session_seed_of(0, model.num_timesteps) != session_seed_of(0, 0)
     first_session = build_envs(cfg, run / "pool", 0)
     again = build_envs(cfg, run / "pool", 0)
     fresh_obs, first_obs, again_obs = venv.reset(), first_session.reset(), again.reset()
@@ -305,7 +308,7 @@ def test_resume_plays_fresh_games_and_discards_the_saved_last_obs(tmp_path: Path
 def test_resume_trusts_only_regular_files_inside_its_run_directory(tmp_path: Path) -> None:
     """The run trusts (unpickles) only checkpoints it wrote itself: a checkpoint name that is a
     link to a file elsewhere is not a resume candidate."""
-    from training.ppo_selfplay import resume_candidates
+    from training.checkpoints import resume_candidates
 
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
@@ -320,7 +323,7 @@ def test_resume_trusts_only_regular_files_inside_its_run_directory(tmp_path: Pat
 def test_resume_refuses_settings_the_checkpoint_cannot_honour(tmp_path: Path) -> None:
     """A resumed run keeps the saved model's rollout settings; changing one is an error that
     names it, not a setting silently ignored."""
-    from training.ppo_selfplay import ResumeError
+    from training.checkpoints import ResumeError
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="fixed", **TINY)
     train(cfg)
@@ -339,7 +342,7 @@ def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -
     """The pool may delete an old snapshot while an episode still plays it: the weights are
     read when the snapshot is drawn, so the episode goes on."""
     from dune_env.environment.single_agent import DuneSingleAgentEnv
-    from training.ppo_selfplay import FrozenPolicy, OpponentPool
+    from training.opponent_pool import FrozenPolicy, OpponentPool
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="pool", **TINY)
     train(cfg)
@@ -436,11 +439,13 @@ def test_an_interrupted_imitation_resumes_after_its_last_fitted_round(
 
 def test_saved_imitation_rounds_refuse_other_settings(tmp_path: Path) -> None:
     """The saved rounds are continued only with the settings that made them."""
-    from training.ppo_selfplay import ResumeError, behaviour_clone
+    from training.checkpoints import ResumeError
+    from training.imitation import behaviour_clone
+    from training.ppo_selfplay import imitation_of
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="bc", **TINY_IMITATION)
     rounds_dir = tmp_path / "rounds"
     rounds_dir.mkdir()
     (rounds_dir / "settings.json").write_text(json.dumps({"bc_games": 3}))
     with pytest.raises(ResumeError, match="bc_games=3"):
-        behaviour_clone(None, cfg, rounds_dir)
+        behaviour_clone(None, imitation_of(cfg), rounds_dir)

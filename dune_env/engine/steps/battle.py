@@ -180,7 +180,11 @@ def apply_victim(state: GameState, option: int) -> None:
     state.battle_fortress_stage = 2
     emit(state, EventKind.FORTRESS, region, faction, unit_type)
     if not present(state, state.active_faction, region):
-        _end_battle(state)  # the fortress took the last attacking unit: no battle is left
+        # The fortress took the active player's last unit here.  Default: no battle is left.
+        # `battle_survives_fortress`: the battle was decided before the fortress acted and
+        # goes on (the ally's units, lent leaders and the attacker's leaders may fight).
+        if not state.config.battle_survives_fortress:
+            _end_battle(state)
 
 
 # --- TLX-4 face dancers ------------------------------------------------------------------------

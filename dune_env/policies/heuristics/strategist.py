@@ -55,6 +55,7 @@ from ...engine.rules import (
     alliance_regions,
     in_storm,
     kanly_protected,
+    spice_die_is_worm,
 )
 from . import HeuristicPolicy, dice, landing, movement
 from .features import (
@@ -224,7 +225,25 @@ def kanly(style: Style, s: GameState, seat: int, options: list[int]) -> int:
 # --- the dice --------------------------------------------------------------------------------
 
 
-def kanly_die_table(style: Style, s: GameState, me: int, piter_turn: bool = True) -> list[float]:
+def kanly_die_table(
+    style: Style,
+    s: GameState,
+    me: int,
+    piter_turn: bool = True,
+    base: list[float] | None = None,
+) -> list[float]:
+    """The Kanly die's face values: `kanly_base_table` (or a copy of `base`, that table
+    computed earlier in the same turn) and the Thumper face, which a Thumper returned during
+    the turn's rolls can change (ROLL-4)."""
+    table = kanly_base_table(style, s, me, piter_turn) if base is None else base[:]
+    table[KanlyFace.THUMPER] = max(
+        table[KanlyFace.THUMPER], 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
+    )
+    return table
+
+
+def kanly_base_table(style: Style, s: GameState, me: int, piter_turn: bool) -> list[float]:
+    """The Kanly die's face values from kills and protection, without the Thumper face."""
     table = [0.0] * 6
     kills = kill_values(style, s, me)
     for face in KILL_FACES:
@@ -234,9 +253,6 @@ def kanly_die_table(style: Style, s: GameState, me: int, piter_turn: bool = True
             table[i] = max(table[i], kills[KanlyFace.POISON])
     for face in (KanlyFace.SNOOPER, KanlyFace.SHIELD):
         table[face] = max(table[face], protection_value(style, s, me, face))
-    table[KanlyFace.THUMPER] = max(
-        table[KanlyFace.THUMPER], 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
-    )
     return table
 
 
@@ -255,7 +271,21 @@ def region_die_table(style: Style, s: GameState, me: int) -> list[float]:
     return table
 
 
-def die_values(style: Style, s: GameState, me: int, rolled: list[int]) -> dict[int, list[float]]:
+# The tables `fix_dice_in_turn` keeps for a turn, by key.
+_TURN_REGION: Final = 0
+_TURN_REGION_WORM: Final = 1  # the spice die shows Shai-Hulud
+_TURN_KANLY: Final = 2  # the Kanly table without its Thumper face
+
+
+def die_values(
+    style: Style,
+    s: GameState,
+    me: int,
+    rolled: list[int],
+    turn: dict[int, list[float]] | None = None,
+) -> dict[int, list[float]]:
+    """Each rolled die's face values.  `turn` (see `fix_dice_in_turn`) keeps the region table
+    and the Kanly table's base for the turn's next dice decisions."""
     values: dict[int, list[float]] = {}
     faction_dice = [d for d in rolled if d < 4]
     if faction_dice:
@@ -263,19 +293,45 @@ def die_values(style: Style, s: GameState, me: int, rolled: list[int]) -> dict[i
         for d in faction_dice:
             values[d] = table
     if Die.REGION in rolled:
-        values[Die.REGION] = region_die_table(style, s, me)
+        # Fremen worm riding (FRE-3) makes the region table depend on the spice die.
+        key = _TURN_REGION_WORM if spice_die_is_worm(s) else _TURN_REGION
+        region = None if turn is None else turn.get(key)
+        if region is None:
+            region = region_die_table(style, s, me)
+            if turn is not None:
+                turn[key] = region
+        values[Die.REGION] = region
     if Die.SPICE in rolled:
         values[Die.SPICE] = dice.spice_die_table(style, s, me)
     if Die.KANLY in rolled:
-        values[Die.KANLY] = kanly_die_table(style, s, me)
+        base = None if turn is None else turn.get(_TURN_KANLY)
+        if base is None and turn is not None:
+            base = turn[_TURN_KANLY] = kanly_base_table(style, s, me, True)
+        values[Die.KANLY] = kanly_die_table(style, s, me, base=base)
     return values
 
 
 def fix_dice(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """As `dice.fix_dice` (fix the good faces), with the strategist's face values."""
+    return fix_dice_in_turn(style, s, seat, options, None)
+
+
+def fix_dice_in_turn(
+    style: Style,
+    s: GameState,
+    seat: int,
+    options: list[int],
+    turn: dict[int, list[float]] | None,
+) -> int:
+    """`fix_dice`, keeping in `turn` (a dict the caller starts empty at the turn's first dice
+    decision and passes to every other of that turn) the die tables that the dice do not
+    decide: between two dice decisions of a turn only the dice, the chance generator and the
+    Thumpers (ROLL-4) change (ROLL-2..5), so the Kanly table is kept without its Thumper face
+    and the region table per face of the spice die that matters (Shai-Hulud: Fremen worm
+    riding).  MCTS rollouts use it (the two tables were over a quarter of a rollout)."""
     me = s.seat_faction[seat]
     rolled = [d for d in range(7) if not s.dice_fixed[d]]
-    return dice.choose_fixed(s, me, rolled, die_values(style, s, me, rolled), options)
+    return dice.choose_fixed(s, me, rolled, die_values(style, s, me, rolled, turn), options)
 
 
 def piter(style: Style, s: GameState, seat: int, options: list[int]) -> int:

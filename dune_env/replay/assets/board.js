@@ -28,29 +28,51 @@
     return s;
   }
 
+  // A stripe pattern for the storm, so that it shows on every region's colour.
+  function stormPattern(root) {
+    const defs = svg("defs");
+    const pattern = svg("pattern", { id: "storm-stripes", width: 10, height: 10, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
+    pattern.appendChild(svg("rect", { width: 10, height: 10, fill: "rgba(40, 40, 90, 0.35)" }));
+    pattern.appendChild(svg("rect", { width: 4, height: 10, fill: "rgba(20, 20, 60, 0.55)" }));
+    defs.appendChild(pattern);
+    root.appendChild(defs);
+  }
+
   function buildMap(root, meta) {
     clear(root);
     root.setAttribute("viewBox", `-40 -8 ${meta.mapSize + 80} ${meta.mapSize + 16}`);
+    stormPattern(root);
     const layers = {};
     for (const name of ["regions", "storm", "marks", "labels", "tokens", "units"]) {
       layers[name] = svg("g", { class: "layer-" + name });
       root.appendChild(layers[name]);
     }
     meta.regions.forEach((r, i) => {
-      const g = svg("g", { class: "region" + (r.strategic ? " strategic" : ""), "data-region": i });
+      const g = svg("g", { class: "region" + (r.strategic ? " strategic" : "") + (r.desert ? " desert" : ""), "data-region": i });
       const fill = r.sector === 0 ? "#ebebf5" : (r.desert ? "#deb878" : "#b08c64");
       g.appendChild(svg("path", { d: r.path, fill: fill }));
-      g.appendChild(svg("title", {}, `${r.name} (sector ${r.sector || "none"}${r.strategic ? ", strategic" : ""}${r.desert ? ", desert" : ""})`));
+      g.appendChild(svg("title", {}, `${r.name} (sector ${r.sector || "none"}${r.strategic ? ", strategic" : ""}${r.desert ? ", desert: the storm kills units here" : ""})`));
       layers.regions.appendChild(g);
-      layers.labels.appendChild(svg("text", { class: "name", x: r.anchor[0], y: r.anchor[1] - 14 }, r.name + (r.strategic ? " *" : "")));
+      // The original board marks desert regions with a red X; so does this one.
+      const label = svg("text", { class: "name", x: r.anchor[0], y: r.anchor[1] - 14 }, r.name + (r.strategic ? " *" : ""));
+      if (r.desert) label.appendChild(svg("tspan", { class: "desert-mark", "data-region": i }, " \u2716"));
+      layers.labels.appendChild(label);
     });
-    meta.sectorLabels.forEach((p, i) => layers.labels.appendChild(svg("text", { class: "sector-label", x: p[0], y: p[1] }, String(i + 1))));
+    meta.sectorLabels.forEach((p, i) => layers.labels.appendChild(svg("text", { class: "sector-label", x: p[0], y: p[1], "data-sector": i + 1 }, String(i + 1))));
     return layers;
   }
 
   function drawPosition(layers, meta, frame) {
     for (const name of ["storm", "marks", "tokens", "units"]) clear(layers[name]);
-    layers.storm.appendChild(svg("path", { class: "storm", d: meta.stormPaths[frame.storm - 1], "data-sector": frame.storm }));
+    layers.storm.appendChild(svg("path", { class: "storm", fill: "url(#storm-stripes)", d: meta.stormPaths[frame.storm - 1], "data-sector": frame.storm }));
+    if (frame.stormNext) {  // STORM-1: where the storm goes at the end of this turn
+      layers.storm.appendChild(svg("path", { class: "storm-next", d: meta.stormPaths[frame.stormNext - 1], "data-sector": frame.stormNext }));
+    }
+    layers.labels.querySelectorAll(".sector-label").forEach((t) => {  // "3 STORM" on its sector
+      const sector = Number(t.dataset.sector);
+      t.classList.toggle("in-storm", sector === frame.storm);
+      t.textContent = sector === frame.storm ? `${sector} STORM` : String(sector);
+    });
     if (frame.target >= 0) {
       const g = svg("g", { class: "target" });
       g.appendChild(svg("path", { d: meta.regions[frame.target].path, fill: "none" }));
@@ -88,11 +110,16 @@
     });
   }
 
+  // Dice are numbered 1-7 for people, as the event log numbers them (faction dice 1-4, the
+  // region die 5, the spice die 6, the Kanly die 7); `die` is the engine's index 0-6.
+  const DIE_KINDS = ["faction die", "faction die", "faction die", "faction die", "region die", "spice die", "Kanly die"];
   function dieFace(meta, frame, die) {
     const face = frame.dice[die];
+    const n = die + 1;
+    const fixed = frame.fixed[die] ? " fixed" : "";
     if (die < 4) {
       const f = meta.dieSymbols[face];
-      const d = el("span", { class: "die" + (frame.fixed[die] ? " fixed" : ""), "data-die": die, title: `die ${die}: ${meta.factionNames[f]}` }, `${die}: ${SHORT[f]}`);
+      const d = el("span", { class: "die" + fixed, "data-die": die, title: `die ${n}, a ${DIE_KINDS[die]}: ${meta.factionNames[f]}${fixed ? " (fixed)" : ""}` }, `${n}: ${SHORT[f]}`);
       d.style.background = meta.factionColours[f];
       return d;
     }
@@ -100,17 +127,23 @@
     if (die === 4) text = `region ${face + 1}`;
     else if (die === 5) text = face === 5 ? "Shai-Hulud" : `spice ${face + 1}`;
     else text = meta.kanlyNames[face];
-    return el("span", { class: "die plain" + (frame.fixed[die] ? " fixed" : ""), "data-die": die, title: `die ${die}` }, `${die}: ${text}`);
+    return el("span", { class: "die plain" + fixed, "data-die": die, title: `die ${n}, the ${DIE_KINDS[die]}${fixed ? " (fixed)" : ""}` }, `${n}: ${text}`);
   }
 
   function drawStatus(node, meta, frame) {
     clear(node);
-    const line = el("div", {}, `Round ${frame.round}/${meta.maxRounds} · storm over sector ${frame.storm} · ${frame.phase}`);
+    const next = frame.stormNext ? ` (moves to sector ${frame.stormNext} at the end of this turn)` : "";
+    const line = el("div", {}, `Round ${frame.round}/${meta.maxRounds} · storm over sector ${frame.storm}${next} · ${(meta.phaseNames || {})[frame.phase] || frame.phase}`);
     line.id = "round-line";
     node.appendChild(line);
-    const dice = el("div", { class: "dice", id: "dice" });
+    const dice = el("div", { class: "dice", id: "status-dice" });
     dice.appendChild(el("span", {}, "Dice:"));
-    for (let d = 0; d < 7; d++) dice.appendChild(dieFace(meta, frame, d));
+    if (frame.rolled === 0) {  // set-up: nobody has rolled yet
+      dice.appendChild(el("span", { class: "not-rolled" }, "not rolled yet (the first turn starts after the set-up)"));
+    } else {
+      for (let d = 0; d < 7; d++) dice.appendChild(dieFace(meta, frame, d));
+      if (frame.fixed.some((f) => f) && !frame.fixed.every((f) => f)) dice.appendChild(el("span", { class: "muted" }, "(thick border: fixed)"));
+    }
     node.appendChild(dice);
     const extra = [`pool ${frame.pool} spice`];
     extra.push(`target ${frame.target >= 0 ? meta.regions[frame.target].name : "-"}`);
@@ -222,7 +255,7 @@
       span.appendChild(document.createTextNode(name));
       legend.appendChild(span);
     });
-    for (const key of ["F Fortress", "H Harvester", "O Ornithopter", "* strategic", "shaded: the storm", "green dashes: movement target", "red outline: battle"]) {
+    for (const key of ["F Fortress", "H Harvester", "O Ornithopter", "* strategic", "\u2716 desert: the storm kills units here", "dark stripes: the storm", "dashed blue: where the storm goes at the end of this turn", "green dashes: movement target", "red outline: battle"]) {
       legend.appendChild(el("span", {}, key));
     }
   }

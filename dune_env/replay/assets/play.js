@@ -8,15 +8,37 @@
   const status = document.getElementById("status");
   const message = document.getElementById("message");
   let busy = false;
-  let lastEv = 0;
-  let moves = 0;
+  let gameOver = false;
+  let yourDecisions = 0;  // decisions you took in this game (the server counts them)
 
-  document.getElementById("title").textContent = meta.title;
   B.fillLegend(meta, document.getElementById("legend"));
 
   let picked = [];  // FIX_DICE: the dice picked so far, in order (the page composes the subset)
 
-  document.getElementById("howto-text").textContent = meta.howToPlay || "";
+  // How to play: the steps as a list, the tokens and terms as a definition list (the text
+  // wraps to the panel's width).
+  (function howToPlay() {
+    const how = meta.howToPlay || { title: "", items: [], glossary: [] };
+    const node = document.getElementById("howto-text");
+    node.appendChild(B.el("div", {}, how.title));
+    const list = B.el("ul");
+    how.items.forEach((item) => list.appendChild(B.el("li", {}, item)));
+    node.appendChild(list);
+    node.appendChild(B.el("div", {}, "Tokens and terms:"));
+    const terms = B.el("dl");
+    how.glossary.forEach(([term, text]) => {
+      terms.appendChild(B.el("dt", {}, term));
+      terms.appendChild(B.el("dd", {}, text));
+    });
+    node.appendChild(terms);
+  })();
+
+  function title(frame) {
+    const f = frame.factions[meta.you];
+    const faction = f >= 0 ? `, ${meta.factionNames[f]}` : " (your faction is not chosen yet)";
+    document.getElementById("title").textContent = `Dune, the Dice Game: you are seat ${meta.you}${faction}`;
+    document.title = f >= 0 ? `Dune: seat ${meta.you}, ${meta.factionNames[f]}` : "Dune, the Dice Game";
+  }
 
   function choice(label, attrs, onClick) {
     const button = B.el("button", Object.assign({ class: "choice" }, attrs), label);
@@ -24,9 +46,9 @@
     return button;
   }
 
-  // Fixing dice one at a time: a button per die just rolled (it keeps its place; a second click
-  // puts it back), "done" and "fix all". Every step (which dice may join, "done", the hint)
-  // comes from the server: the page holds no rule.
+  // Fixing dice one at a time: a button per die just rolled, under the die's own number 1-7 (it
+  // keeps its number; a second click puts it back), "done" (d) and "fix all" (a).  Every step
+  // (which dice may join, "done", the hint) comes from the server: the page holds no rule.
   function drawDice(dice) {
     const choices = document.getElementById("choices");
     const info = document.getElementById("dice");
@@ -34,14 +56,14 @@
     B.clear(info);
     const mask = picked.reduce((m, d) => m | (1 << d), 0);
     const step = dice.steps[String(mask)];
-    info.appendChild(B.el("div", {}, dice.uses));
     if (dice.fixed) info.appendChild(B.el("div", {}, `Fixed before: ${dice.fixed}`));
+    else info.appendChild(B.el("div", {}, dice.uses));
     info.appendChild(B.el("div", { id: "picked" }, picked.length
       ? `Picked so far: ${picked.map((d) => dice.labels[d]).join(", ")}`
-      : "Click the dice to fix, one at a time (again to put one back), then \"done\"."));
+      : "Click the dice to fix (or type their numbers), one at a time (again to put one back), then \"done\" (d)."));
     if (step.missing) info.appendChild(B.el("div", { class: "hint" }, `(${step.missing})`));
-    const buttons = dice.rolledDice.map((d) => choice(
-      `[${picked.includes(d) ? "x" : " "}] ${dice.names[d]}: ${dice.labels[d]}`,
+    dice.rolledDice.forEach((d) => choices.appendChild(choice(
+      `${d + 1}. [${picked.includes(d) ? "x" : " "}] ${dice.kinds[d]}: ${dice.labels[d]}`,
       { "data-die": d, "data-picked": picked.includes(d) ? "1" : "0" },
       () => {
         if (picked.includes(d)) {
@@ -54,39 +76,48 @@
         }
         message.textContent = "";
         drawDice(dice);
-      }));
-    const done = choice(step.done ? `done: ${step.done}` : "done (pick the dice first)", { "data-done": "1" },
+      })));
+    const done = choice(step.done ? `d. done: ${step.done}` : "d. done (pick the dice first)", { "data-done": "1" },
       () => post("/api/act", { action: dice.offset + mask }));
     done.disabled = !step.done;
-    buttons.push(done);
+    choices.appendChild(done);
     if (dice.all !== null) {
-      buttons.push(choice(`fix all: ${dice.allText}`, { "data-all": "1" },
+      choices.appendChild(choice(`a. fix all: ${dice.allText}`, { "data-all": "1" },
         () => post("/api/act", { action: dice.offset + dice.all })));
     }
-    buttons.forEach((button, i) => {
-      button.textContent = `${i + 1}. ${button.textContent}`;
-      choices.appendChild(button);
-    });
   }
 
   let currentDice = null;
+
+  function lines(node, rows) {
+    B.clear(node);
+    rows.forEach((row) => {
+      const cls = [row.mine ? "mine" : "", row.note ? "note" : ""].filter((c) => c).join(" ");
+      node.appendChild(B.el("div", { class: cls }, (row.note ? "Note: " : row.mine ? "! " : "") + row.text));
+    });
+  }
 
   function draw(state) {
     const frame = state.frame;
     const guide = state.guide || {};
     picked = [];
     currentDice = null;
+    gameOver = state.over;
+    yourDecisions = state.yourDecisions || 0;
+    title(frame);
     B.drawPosition(layers, meta, frame);
     B.drawStatus(document.getElementById("state"), meta, frame);
     B.drawSeats(document.getElementById("seats"), meta, frame, meta.policies);
     B.drawSecrets(document.getElementById("secrets"), meta, frame, you);
     const head = document.getElementById("decision");
     const explain = document.getElementById("explain");
+    const context = document.getElementById("context");
     const choices = document.getElementById("choices");
     const notices = document.getElementById("notices");
     B.clear(choices);
     B.clear(document.getElementById("dice"));
     B.clear(notices);
+    B.clear(context);
     (guide.notices || []).forEach((line) => notices.appendChild(B.el("div", { class: "notice" }, `Note: ${line}`)));
     explain.textContent = "";
     if (state.over) {
@@ -96,6 +127,8 @@
     } else if (state.yourTurn) {
       head.textContent = guide.dice ? guide.title : `${guide.title}: choose one of ${frame.decision.legal.length}`;
       explain.textContent = guide.explain || "";
+      (guide.context || []).forEach((line) => context.appendChild(
+        B.el("div", { class: line.startsWith("Storm warning") ? "storm-warning" : "" }, line)));
       if (guide.dice) {
         currentDice = guide.dice;
         drawDice(guide.dice);
@@ -108,12 +141,20 @@
     } else {
       head.textContent = "Waiting for the bots...";
     }
+    // What concerns you first (a unit of yours killed, your battles), then everything.
+    const concerns = document.getElementById("concerns");
+    B.clear(concerns);
+    const mine = (state.since || []).filter((row) => row.mine);
+    if (mine.length) concerns.appendChild(B.el("div", {}, "What concerns you:"));
+    mine.forEach((row) => concerns.appendChild(B.el("div", {}, `! ${row.text}`)));
+    const since = document.getElementById("since");
+    lines(since, state.since || []);
+    if (!since.firstChild) since.appendChild(B.el("div", { class: "muted" }, "Nothing new but your own move."));
+    since.scrollTop = since.scrollHeight;
     const log = document.getElementById("log");
-    B.clear(log);
-    state.events.forEach((line, i) => log.appendChild(B.el("div", { class: i >= lastEv ? "new" : "" }, line)));
+    lines(log, state.log || []);
     log.scrollTop = log.scrollHeight;
-    lastEv = state.events.length;
-    status.textContent = state.over ? "game over" : `round ${frame.round} · seed ${state.seed} · your moves ${moves}`;
+    status.textContent = state.over ? "game over" : `round ${frame.round} · seed ${state.seed} · your decisions ${yourDecisions}`;
     status.setAttribute("data-over", state.over ? "1" : "0");
     status.setAttribute("data-your-turn", state.yourTurn ? "1" : "0");
   }
@@ -129,8 +170,6 @@
         return;
       }
       message.textContent = "";
-      if (path === "/api/act") moves++;
-      if (path === "/api/new" || path === "/api/load") { lastEv = 0; moves = 0; }
       draw(data);
     } catch (error) {
       message.textContent = `the server did not answer (${error})`;
@@ -145,8 +184,24 @@
     return request(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
   }
 
+  // "New game" drops the game in progress: ask first (in the page), unless it is over or
+  // has not begun.
+  const confirmNew = document.getElementById("confirm-new");
+  function askNewGame() {
+    if (gameOver || yourDecisions === 0) {
+      post("/api/new");
+      return;
+    }
+    confirmNew.setAttribute("data-open", "1");
+  }
+  document.getElementById("new").addEventListener("click", askNewGame);
+  document.getElementById("confirm-new-yes").addEventListener("click", () => {
+    confirmNew.setAttribute("data-open", "0");
+    post("/api/new");
+  });
+  document.getElementById("confirm-new-no").addEventListener("click", () => confirmNew.setAttribute("data-open", "0"));
+
   document.getElementById("undo").addEventListener("click", () => post("/api/undo"));
-  document.getElementById("new").addEventListener("click", () => post("/api/new"));
   document.getElementById("load").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (!file) return;
@@ -157,7 +212,13 @@
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT") return;
     const n = Number(event.key);
-    if (n >= 1 && n <= 9) {
+    if (currentDice && n >= 1 && n <= 7) {  // a die by its own number
+      const button = document.querySelector(`#choices button[data-die='${n - 1}']`);
+      if (button) button.click();
+    } else if (currentDice && (event.key === "d" || event.key === "a")) {
+      const button = document.querySelector(event.key === "d" ? "#choices button[data-done]" : "#choices button[data-all]");
+      if (button && !button.disabled) button.click();
+    } else if (!currentDice && n >= 1 && n <= 9) {
       const button = document.querySelectorAll("#choices button")[n - 1];
       if (button) button.click();
     } else if (event.key === "u") {

@@ -1,9 +1,12 @@
-"""The standard suite v2: its line-ups (every policy seated where it may play, balanced seats),
-the published table's generator, and where a new agent lands in the published table."""
+"""The standard suite (v3): its line-ups (every policy seated where it may play, every pair of
+policies at the table equally often), its standings (ranks shared where the paired interval
+contains 0), the published table's generator, and where a new agent lands in it."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -16,47 +19,83 @@ from dune_env.harness.cli import main as bench_main
 from dune_env.provenance import software_record
 
 
-def test_suite_v2_adds_the_search_the_strategist_and_the_best_learned_model() -> None:
-    assert suite.SUITE_VERSION == 2
+def test_suite_v3_holds_the_search_the_heuristics_and_every_shipped_learned_model() -> None:
+    assert suite.SUITE_VERSION == 3
     policies = suite.suite_policies(None)
     assert policies[0] == "ppo-4p"  # the default candidate first, then the references
-    assert {"strategist", "mcts-strategist-16", "bc-4p", "random"} <= set(policies)
+    learned = {"residual-4p", "residual-5p", "bc-4p", "bc-5p"}
+    assert {"strategist", "mcts-strategist-16", "random"} | learned <= set(policies)
     assert suite.suite_policies(["mine"]) == ["mine", *suite.REFERENCES]
     twice = suite.suite_policies(["mine", "random"])  # a candidate that is a reference: once
     assert sorted(twice) == sorted(["mine", *suite.REFERENCES])
+    short = suite.suite_policies(None, short=True)
+    assert "mcts-strategist-16" not in short and set(short) == set(policies) - {
+        "mcts-strategist-16"
+    }
 
 
 @pytest.mark.parametrize("candidates", [None, ["mine"], ["a", "b", "c"]])
 @pytest.mark.parametrize("players", suite.PLAYER_COUNTS)
-def test_every_policy_sits_where_it_may_in_balanced_line_ups(
+def test_every_policy_meets_every_other_in_balanced_line_ups(
     candidates: list[str] | None, players: int
 ) -> None:
     policies = suite.suite_policies(candidates)
     seated = suite.seated_at(policies, players)
     groups = suite.lineups(seated, players)
     assert all(len(group) == players for group in groups)
-    # bc-4p, trained on 4-player games only, sits at 4 players only; every other policy sits
-    assert ("bc-4p" in seated) == (players == 4)
-    assert set(seated) == {p for p in policies if p != "bc-4p" or players == 4}
+    # the networks trained for one player count sit at that count only; every other policy sits
+    only = {"bc-4p": 4, "residual-4p": 4, "bc-5p": 5, "residual-5p": 5}
+    assert set(seated) == {p for p in policies if only.get(p, players) == players}
     assert {p for group in groups for p in group} == set(seated)
     seats = Counter(p for group in groups for p in group)
-    if len(seated) > players:  # no repeats in a line-up, and every policy the same seats
+    pairs = Counter(pq for group in groups for pq in itertools.combinations(sorted(group), 2))
+    together = [pairs[pq] for pq in itertools.combinations(sorted(seated), 2)]
+    if len(seated) > players:  # no repeats in a line-up
         assert all(len(set(group)) == players for group in groups)
-        assert set(seats.values()) == {players} and len(groups) == len(seated)
+        assert len(groups) == min(math.comb(len(seated), players), suite.MAX_LINEUPS)
+        assert max(seats.values()) - min(seats.values()) <= 1
+        assert min(together) >= 1  # every pair meets
+        if len(groups) == math.comb(len(seated), players):  # all combinations: exactly even
+            assert len(set(seats.values())) == 1 and len(set(together)) == 1
     else:
         assert groups == [seated + seated[: players - len(seated)]] or groups == [seated]
-    # one strength fit per player count: the line-ups must connect every policy
-    linked = {seated[0]}
-    for _ in groups:
-        linked |= {p for group in groups if linked & set(group) for p in group}
-    assert linked == set(seated)
 
 
-def test_the_default_suite_plays_few_line_ups_at_three_players() -> None:
-    """Every combination of 6 policies at 3 seats would be 20 line-ups; the windows are 6."""
+def test_the_default_suite_plays_every_combination() -> None:
     policies = suite.suite_policies(None)
     counts = {n: len(suite.lineups(suite.seated_at(policies, n), n)) for n in suite.PLAYER_COUNTS}
-    assert counts == {3: 6, 4: 7, 5: 6, 6: 1}
+    assert counts == {3: 20, 4: 70, 5: 56, 6: 1}
+
+
+def test_standings_share_a_rank_where_the_paired_interval_contains_0() -> None:
+    """Ranks follow the strength; a policy whose paired difference to the one above has an
+    interval containing 0 (or none) shares its rank, printed `2=`."""
+    from dune_env.harness.report import standings_table
+    from dune_env.harness.verdict import rank_label, standings
+
+    def entry(strength: float) -> dict[str, Any]:
+        return {"strength": strength, "strength_ci95": [strength - 1, strength + 1], "win_rate": 0}
+
+    summary = {
+        "policies": {"a": entry(2.0), "b": entry(1.0), "c": entry(0.9), "d": entry(0.0)},
+        "strength_fit": {"reference": "d"},
+        "head_to_head": [
+            {"a": "a", "b": "b", "strength_diff": 1.0, "strength_diff_ci95": [0.2, 1.8]},
+            {"a": "b", "b": "c", "strength_diff": 0.1, "strength_diff_ci95": [-0.3, 0.5]},
+            {"a": "c", "b": "d", "strength_diff": 0.9, "strength_diff_ci95": None},
+        ],
+    }
+    items = standings(summary)
+    assert [(i["name"], i["rank"], i["tied"]) for i in items] == [
+        ("a", 1, False),
+        ("b", 2, False),
+        ("c", 2, True),
+        ("d", 2, True),  # no interval: not ordered either
+    ]
+    assert [rank_label(i, items) for i in items] == ["1", "2=", "2=", "2="]
+    table = standings_table(summary)
+    assert "| 2= | c | +0.90 | [-0.10, +1.90] | -0.10 | [-0.50, +0.30] |" in table
+    assert "| 1 | a |" in table and "`=`" in table
 
 
 # ---------------------------------------------------------------------------------------------
@@ -74,7 +113,7 @@ def tiny_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cheap_suite: None)
 def test_the_generator_writes_the_table_with_its_command_and_versions(
     tiny_run: Path, tmp_path: Path
 ) -> None:
-    md, data = tmp_path / "leaderboard.md", tmp_path / "data" / "leaderboard_v2.json"
+    md, data = tmp_path / "leaderboard.md", tmp_path / "data" / "leaderboard_v3.json"
     args = ["--from", str(tiny_run), "--markdown", str(md), "--json", str(data)]
     assert leaderboard.main([*args, "--note", "Played twice."]) == 0
     text = md.read_text()
@@ -85,8 +124,10 @@ def test_the_generator_writes_the_table_with_its_command_and_versions(
         in (text)
     )
     software = software_record()
-    assert f"{software['build']} build, dune_env {software['dune_env']}" in text
-    assert "## 3 players" in text and "| 1 |" in text and "0 (reference)" in text
+    # (Markdown-escaped: dune\_env renders as dune_env)
+    assert f"{software['build']} build, dune\\_env {software['dune_env']}" in text
+    assert "## 3 players" in text and "0 (reference)" in text
+    assert re.search(r"^\| 1=? \| ", text, re.M) and "minus the row above" in text
     table = leaderboard.load_published(data.parent)
     assert table is not None and table["version"] == suite.SUITE_VERSION
     rows = table["player_counts"]["3"]["rows"]
@@ -109,7 +150,7 @@ def test_the_generator_says_when_player_counts_record_different_software(
     note = table["software_by_player_count"]
     assert note.startswith("3p: ") and "; 4p: " in note and "git commit ffffffffffff" in note
     page = leaderboard.render_markdown(table, "the generator")
-    assert f"- **Software by player count** (they differ): {note}" in page
+    assert f"- **Software by player count** (they differ): {leaderboard.md(note)}" in page
     (tiny_run / "4p" / "summary.json").unlink()
     assert leaderboard.build_table(tiny_run)["software_by_player_count"] is None
 
@@ -130,7 +171,7 @@ def test_the_generator_plays_the_full_suite_first_with_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(suite, "PLAYER_COUNTS", (3,))
-    monkeypatch.setitem(suite.DEALS, "standard", 1)
+    monkeypatch.setattr(suite, "DEALS", dict.fromkeys(suite.DEALS, 1))
     out, md, data = tmp_path / "run", tmp_path / "l.md", tmp_path / "l.json"
     args = ["--run", "--out", str(out), "--markdown", str(md), "--json", str(data)]
     assert leaderboard.main(args) == 0
@@ -216,7 +257,7 @@ def test_the_placement_notes_another_suite_version_build_and_length(
     args = [*CANDIDATE, "--no-progress", "--no-plots", "--seed", "3", "--out", str(tmp_path / "o")]
     assert bench_main(args) == 0
     out = capsys.readouterr().out
-    assert "the published table was made by suite v1, this run is v2" in out
+    assert "the published table was made by suite v1, this run is v3" in out
     assert f"made on the {other_build} build, this run on the" in out
     assert "this run is the short suite" in out and "this run used seed 3" in out
 
