@@ -33,6 +33,9 @@ from dune_env.harness.types import GameFailure, GameRecord
 from dune_env.match import schedule
 
 CHEAT = "tests.harness.cheating_policies"
+# random under another name: the same seatings (and so the same games) as a line-up with a
+# cheating policy in its place, which plays as random wherever it does not cheat.
+RANDOM_COPY = "dune_env.policies.base:RandomPolicy"
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -62,14 +65,14 @@ def test_a_frame_walking_observation_callable_wins_no_more_than_an_honest_one() 
 
 @pytest.mark.parametrize(
     ("cheat", "honest"),
-    [("gc_walker", "honest_picker"), ("FrameWalkingEngine", "random")],
+    [("gc_walker", "honest_picker"), ("FrameWalkingEngine", RANDOM_COPY)],
     ids=["garbage-collector", "engine-policy-frames"],
 )
 def test_policy_code_reaches_no_live_game(cheat: str, honest: str) -> None:
     """A callable searching the garbage collector for games, and an engine policy (handed a
     copy) walking up to its callers' frames for the live game: neither changes a game."""
     spec = f"{CHEAT}:{cheat}"
-    honest_spec = honest if ":" in honest or honest == "random" else f"{CHEAT}:{honest}"
+    honest_spec = honest if ":" in honest else f"{CHEAT}:{honest}"
     cheating = run_benchmark(["economic", spec], num_players=4, games=4, seed=5, plots=False)
     fair = run_benchmark(["economic", honest_spec], num_players=4, games=4, seed=5, plots=False)
     assert not cheating.failures
@@ -127,7 +130,7 @@ def test_a_policy_patching_the_result_classes_changes_no_result() -> None:
     SeatResult and the worker's encoder in its process: nothing reaches the benchmark."""
     spec = f"{CHEAT}:ResultPatcher"
     patched = run_benchmark(["random", spec], num_players=3, games=6, seed=2, plots=False)
-    clean = run_benchmark(["random", "random"], num_players=3, games=6, seed=2, plots=False)
+    clean = run_benchmark(["random", RANDOM_COPY], num_players=3, games=6, seed=2, plots=False)
     assert not patched.failures
     assert _outcomes(patched.rows) == _outcomes(clean.rows)
     assert {r.win_kind for r in patched.rows} <= {"solo", "alliance", "timeout", "none"}
