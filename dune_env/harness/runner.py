@@ -6,13 +6,12 @@ replays use too); this module keeps each process's policy objects and turns fail
 seed) only, and each game is played by freshly reseeded policies, so results do not depend on
 the number of workers or on which worker played which game.
 
-What is protected: a policy that is not one of the project's registered built-in classes
-(checked by class identity, not by module name) decides on a clone of the game, so editing
-the game it is given changes nothing; and the worker sends back only the engine's final
-outcome as plain data, from which the benchmark's own process builds the result rows, so a
-policy that patches the harness's classes in its worker (e.g. `SeatResult`) changes no
-recorded result.  What is not: `module:attr` policies are trusted code (SECURITY.md); one that
-rewrites the engine or `dune_env.match` in its worker process can still forge its games.
+What is protected: a policy whose code is not the project's plays in a process of its own
+(hosts.py), so nothing it does reaches this worker's live game; a policy that is not one of the
+project's registered built-in classes (checked by class identity, not by module name) decides
+on a clone of the game; and the worker sends back only the game's decisions (`play_record`), which
+the benchmark's own process replays to derive every result (replayed.py).  What is not: a
+policy is a program run with the user's permissions (SECURITY.md).
 """
 
 from __future__ import annotations

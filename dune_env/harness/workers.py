@@ -18,6 +18,10 @@ parent watches:
   it re-parented within a second and kills it.  A hung or memory-hungry policy is never left
   running with nobody to stop it.
 
+A worker sends back each game's decisions as JSON bytes (replayed.py), read with a size bound;
+the benchmark replays them itself.  Policies whose code is not the project's play in processes
+the worker starts for them (hosts.py), which die with it.
+
 Games are independent and seeded, so which worker plays which game changes nothing.
 """
 

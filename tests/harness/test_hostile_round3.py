@@ -79,6 +79,21 @@ def test_policy_code_reaches_no_live_game(cheat: str, honest: str) -> None:
     assert _outcomes(cheating.rows) == _outcomes(fair.rows)
 
 
+def test_a_registered_factory_plays_in_a_process_of_its_own() -> None:
+    """register_policy: the factory's policy is user code too (a frame walker here)."""
+    from dune_env.policies.registry import _USER_POLICIES, register_policy
+    from tests.harness.cheating_policies import FrameWalkingEngine
+
+    register_policy("walker-31", FrameWalkingEngine)
+    try:
+        walked = run_benchmark(["economic", "walker-31"], num_players=4, games=4, seed=5)
+        fair = run_benchmark(["economic", RANDOM_COPY], num_players=4, games=4, seed=5)
+    finally:
+        _USER_POLICIES.pop("walker-31")
+    assert not walked.failures
+    assert _outcomes(walked.rows) == _outcomes(fair.rows)
+
+
 def test_user_callables_are_untrusted_whatever_wraps_them() -> None:
     from dune_env.match import is_builtin
     from dune_env.policies.observation import ObservationPolicy
