@@ -288,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_suite(args, out)
         finally:
             signal.signal(signal.SIGTERM, previous)
+    if args.luck_adjust:
+        print(LUCK_START.format(samples=args.luck_adjust), flush=True)
     try:
         result = run_benchmark(
             args.policies or list(DEFAULT_POLICIES),
@@ -335,8 +337,22 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
     return fixed
 
 
+LUCK_START = (
+    "Luck-adjusted run (--luck-adjust {samples}): every roll is replayed {samples} times to "
+    "value its luck, so games take about 100 times as long as without it (heuristics: about "
+    "half a game a second on one core)."
+)
+LUCK_RESULT = (
+    "Luck-adjusted: the strengths and the paired control-win differences below use each "
+    "seat's score minus its dice luck; the win and control-win rates are the raw ones "
+    "(summary.json's luck_adjusted holds the unadjusted fit)."
+)
+
+
 def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> int:
     """Print a finished run's leaderboard, verdicts, replays and pace; its exit code."""
+    if result.summary.get("luck_adjusted"):
+        print(LUCK_RESULT + "\n")
     print(result.leaderboard)
     print_verdicts(result.summary)
     meta = result.summary["meta"]

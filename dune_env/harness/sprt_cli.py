@@ -108,6 +108,10 @@ def run_sprt_command(
             beta=0.05 if args.beta is None else args.beta,
             block=default_block(per_deal) if args.sprt_block is None else args.sprt_block,
         )
+        if args.luck_adjust:
+            from .cli import LUCK_START
+
+            print(LUCK_START.format(samples=args.luck_adjust), flush=True)
         result = run_sprt(
             args.policies,
             num_players=players,
