@@ -259,8 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out if args.out is not None else str(default_out_dir())
     # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
     previous = signal.signal(signal.SIGTERM, _terminate)
-    if args.bootstrap < 0:
-        print("dune-bench: --bootstrap must be 0 or more", file=sys.stderr)
+    from .types import MAX_BOOTSTRAP
+
+    if not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
+        print(f"dune-bench: --bootstrap must be from 0 to {MAX_BOOTSTRAP:,}", file=sys.stderr)
         return 2
     if args.save_replays < 0:
         print("dune-bench: --save-replays must be 0 or more", file=sys.stderr)

@@ -461,12 +461,13 @@ def prepare_suite_dir(
 ) -> None:
     """Record the suite's parameters in `directory`, or (`resume`) check that it holds the
     same suite."""
-    from .outputs import OutputError, read_run_record, write_output
+    from .outputs import OutputError, read_run_record, refuse_links, write_output
 
     run = {"suite": SUITE_NAME, "version": SUITE_VERSION, "short": short}
     run.update({"policies": policies, "seed": seed})
     path = directory / SUITE_RUN_FILE
     if resume and directory.is_dir() and any(directory.iterdir()):
+        refuse_links(directory)  # a line-up folder that is a link would be written through
         before = read_run_record(directory, SUITE_RUN_FILE, "a suite")
         if before != run:
             changed = sorted(k for k in run if before.get(k) != run[k]) or ["parameters"]
