@@ -11,12 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from ...engine import GameState
 from ...engine.constants import NO_ONE, Faction, KanlyFace, Token
 from ...engine.rules import alliance_regions
 from ...engine.rules import strategic_controlled as strategic_count
 
 
+# Interpreted subclasses allowed: a style with rules of its own may be written outside the
+# package (its hooks overridden in Python) and still play the compiled handlers.
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass(frozen=True, slots=True)
 class Style:
     """Weights, thresholds and hooks of a heuristic policy (defaults: the plain
