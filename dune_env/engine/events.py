@@ -231,7 +231,9 @@ def _offer(a: dict[str, Any]) -> str:
 def _victory(a: dict[str, Any]) -> str:
     if a["kind"] == 3:
         return "Round 6 is over and nobody wins (no Guild and no prediction of it)."
-    return f"Victory {_VICTORY[a['kind']]}: seat(s) {list(a['winners'])}."
+    winners = [str(seat) for seat in a["winners"]]
+    seats = f"seat {winners[0]}" if len(winners) == 1 else f"seats {', '.join(winners)}"
+    return f"Victory {_VICTORY[a['kind']]}: {seats if winners else 'nobody'}."
 
 
 def dice_numbers(mask: int) -> str:

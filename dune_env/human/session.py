@@ -15,7 +15,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..engine import Game, GameConfig
 from ..engine.decisions import DecisionKind
@@ -28,6 +28,15 @@ from .story import StoryLine
 
 SAVE_FORMAT = "dune-env-play"
 SAVE_VERSION = 1
+
+
+class _Note(NamedTuple):
+    """A notice of what the engine did for you: its position among the events (it is told
+    before the event there), its text, and the history row of the decision it is about."""
+
+    position: int
+    text: str
+    row: int
 
 
 class PlayError(ValueError):
@@ -68,7 +77,7 @@ class PlaySession:
         self.game = Game(self.config, self.seed)
         self.observer = Observer(num_players)
         self._undo: list[tuple[Game, int]] = []  # the game before each choice, notes kept
-        self._notes: list[tuple[int, str]] = []  # (position among the events, notice)
+        self._notes: list[_Note] = []
         self._seen_events = 0  # the story read so far (`new_story`)
         self._seen_notes = 0
         self._notes_at_choice = 0  # the notes before your last choice
@@ -110,11 +119,11 @@ class PlaySession:
         lines = []
         n = 0
         for position in range(events_from, len(events)):
-            while n < len(notes) and notes[n][0] <= position:
-                lines.append(StoryLine(notes[n][1]))
+            while n < len(notes) and notes[n].position <= position:
+                lines.append(StoryLine(notes[n].text))
                 n += 1
             lines.append(StoryLine.of_event(events[position]))
-        lines += [StoryLine(text) for _, text in notes[n:]]
+        lines += [StoryLine(note.text) for note in notes[n:]]
         return lines
 
     def new_story(self) -> list[StoryLine]:
@@ -136,8 +145,18 @@ class PlaySession:
         return lines[:split], lines[split:]
 
     def notices(self) -> list[str]:
-        """What the engine did for you since your last decision, and why."""
-        return [text for _, text in self._notes[self._notes_at_choice :]]
+        """What the engine did for you on the way to your pending decision, and why: the
+        notes made since your last choice that no other seat's decision has followed (a note
+        of your last turn belongs to it, not to this one: the story keeps it in its place).
+        None once the game is over."""
+        if self.over:
+            return []
+        history = self.game.state.history
+        return [
+            note.text
+            for note in self._notes[self._notes_at_choice :]
+            if all(row.seat == self.you for row in history[note.row + 1 :])
+        ]
 
     def your_knowledge(self) -> dict[str, Any] | None:
         """What you know beyond the public board (your bid in progress, your prediction)."""
@@ -176,7 +195,9 @@ class PlaySession:
             if len(shown) != 1:
                 return
             kind = DecisionKind(self.game.state.pending_kind)
-            self._notes.append((len(self.game.state.events), guide.lone_notice(kind, shown[0])))
+            state = self.game.state
+            notice = guide.lone_notice(kind, shown[0])
+            self._notes.append(_Note(len(state.events), notice, len(state.history)))
             self._apply(self.game, shown[0])
 
     def choose(self, action_id: int) -> None:
@@ -195,10 +216,20 @@ class PlaySession:
         self.play_bots()
 
     def undo(self) -> None:
-        """Take back your last decision (and the bots' moves after it)."""
+        """Take back your last decision (and the bots' moves after it) - unless dice were
+        rolled since: chance is counter-based (the same seed and position give the same
+        faces), so taking back a roll would show you the dice to come."""
         if not self._undo:
             raise PlayError("nothing to undo: you have not decided anything yet")
-        self.game, notes = self._undo.pop()
+        before, notes = self._undo[-1]
+        rows = self.game.state.history[len(before.state.history) :]
+        if any(row.chance for row in rows):
+            raise PlayError(
+                "cannot undo past a roll: the dice are known (taking it back would show you "
+                "the dice to come)"
+            )
+        self._undo.pop()
+        self.game = before
         del self._notes[notes:]
         self._seen_events = min(self._seen_events, len(self.game.state.events))
         self._seen_notes = min(self._seen_notes, notes)
@@ -223,9 +254,9 @@ class PlaySession:
         marks = _event_marks(before, option, game) + [len(game.state.events)]
         for row, (at_decision, after_first_event) in sorted(told.items()):
             step = row - first_row
-            self._notes += [(marks[step], text) for text in at_decision]
+            self._notes += [_Note(marks[step], text, row) for text in at_decision]
             after = min(marks[step] + 1, marks[step + 1])  # (a TARGET event names the target)
-            self._notes += [(after, text) for text in after_first_event]
+            self._notes += [_Note(after, text, row) for text in after_first_event]
 
     # --- files ---------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from ..engine.constants import (
     STORAGE_CAP,
     STORAGE_FACTIONS,
     TOKEN_NAMES,
+    Die,
     Faction,
     KanlyFace,
     Token,
@@ -39,9 +40,11 @@ from ..engine.rules import (
     ATTACKER,
     DEFENDER,
     move_sources,
+    next_sector,
     next_storm_sector,
     side_max_strength,
     storm_moves_west,
+    storm_will_move,
 )
 from ..engine.state import GameState, Phase
 
@@ -99,6 +102,31 @@ def storm_forecast(state: GameState, faction: int = NO_ONE) -> str:
     return text + "."
 
 
+def storm_on_the_dice(state: GameState) -> str:
+    """While the dice are rolled: which way the region die's face (public, as every die's)
+    sends the storm if it moves (STORM-1, MAP-3, CL-1: the faces of `region_die_west_faces`
+    show W).  Whether it moves is the spice die's, which may still be rolled again."""
+    old = state.storm_sector
+    if state.dice_fixed[Die.SPICE] and not storm_will_move(state):
+        return (
+            f"Storm: it stays over sector {old} this turn: the spice die is fixed without the "
+            "storm symbol (3, 4 or 5) (STORM-1)."
+        )
+    west = storm_moves_west(state)
+    way = "west (W)" if west else "east (E)"
+    region_die = "fixed" if state.dice_fixed[Die.REGION] else "as it shows now"
+    move = f"from sector {old} to sector {next_sector(old, west)}"
+    if state.dice_fixed[Die.SPICE]:
+        return (
+            f"Storm: the spice die is fixed on the storm symbol and the region die ({region_die}) "
+            f"points {way}: the storm moves {way} at the end of the turn, {move} (STORM-1, MAP-3)."
+        )
+    return (
+        f"Storm: the region die ({region_die}) points {way}: if the spice die ends on 3, 4 or 5, "
+        f"the storm moves {way} at the end of the turn, {move} (STORM-1, MAP-3)."
+    )
+
+
 def _storm_hits(state: GameState, region: int, faction: int) -> bool:
     """A unit of `faction` in `region` dies when the storm moves at the end of this turn."""
     sector = next_storm_sector(state) if dice_settled(state) else 0
@@ -142,6 +170,8 @@ def decision_context(game: Game, own_bid: list[list[int]] | None = None) -> list
         forecast = storm_forecast(state, faction)
         if forecast:
             lines.append(forecast)
+    if kind == DecisionKind.FIX_DICE:
+        lines.append(storm_on_the_dice(state))
     if kind == DecisionKind.MOVE:
         active = FACTION_NAMES[state.active_faction]
         who = "you" if faction == state.active_faction else f"the active player, {active}"

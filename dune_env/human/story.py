@@ -7,7 +7,8 @@ engine did for you in their places (`PlaySession` keeps both), condensed for rea
   same line (units landed one by one) in one, your own fixes left out (your move says them),
   and the lines that hit you (a unit of yours killed, a token taken from you, your battles)
   marked;
-- `hits`: the marked lines alone, to repeat just above your next decision.
+- `hits`: the marked lines alone, to repeat just above your next decision, each saying whose
+  turn it happened in (who killed your unit, who attacked you).
 """
 
 from __future__ import annotations
@@ -32,11 +33,19 @@ class StoryLine(NamedTuple):
 
 
 class ToldLine(NamedTuple):
-    """A line as shown: its text, whether it hits you, whether it is a notice."""
+    """A line as shown: its text, whether it hits you, whether it is a notice, and when it
+    happened (`when`: "round 2, Fremen's turn"; "" if the teller did not see the turn start)."""
 
     text: str
     mine: bool = False
     note: bool = False
+    when: str = ""
+
+    @property
+    def hit_text(self) -> str:
+        """The line as repeated away from its place in the story: it says when it happened,
+        and so who did it (a Kanly kill is the active player's; a battle names its sides)."""
+        return f"{self.when[:1].upper()}{self.when[1:]}: {self.text}" if self.when else self.text
 
 
 _ROLLING: Final = (EventKind.ROLL, EventKind.FIX)
@@ -65,6 +74,7 @@ class Teller:
     def __init__(self, you: int = NO_ONE) -> None:
         self.you = you
         self.turn = NO_ONE  # whose turn the events are of
+        self.round = 0
         self.in_your_battle = False
         self.fortress_region = -1  # a fortress has just acted there: does its battle go on?
 
@@ -99,6 +109,7 @@ class Teller:
                         f"No battle is left in {region}: the fortress took the attacker's last "
                         "unit there (BATTLE-3).",
                         mine=self.in_your_battle,
+                        when=self._when() if self.in_your_battle else "",
                     )
                 )
                 self.in_your_battle = False
@@ -114,6 +125,7 @@ class Teller:
                 continue  # "You: fix ..." (or the engine's notice) said it already
             if kind == EventKind.TURN_START:
                 self.turn = args["faction"]
+                self.round = args["round"]
                 self.in_your_battle = False
             elif kind == EventKind.BATTLE_START:
                 self.in_your_battle = you in (args["attacker"], args["defender"])
@@ -123,11 +135,18 @@ class Teller:
             if condense and kind == EventKind.CHOAM:
                 text = text[:-1] + f" (the storage holds at most {STORAGE_CAP}; the rest is lost)."
             mine = _hits(event, you) or (self.in_your_battle and kind in _BATTLE)
-            told.append(ToldLine(text, mine=mine))
+            told.append(ToldLine(text, mine=mine, when=self._when() if mine else ""))
             if kind == EventKind.BATTLE_RESULT:
                 self.in_your_battle = False
         close_rolling()
         return _repeats(told) if condense else told
+
+    def _when(self) -> str:
+        """The turn the events are of, as the lines that hit you say it."""
+        if self.turn == NO_ONE:
+            return ""
+        whose = "your" if self.turn == self.you else f"{FACTION_NAMES[self.turn]}'s"
+        return f"round {self.round}, {whose} turn"
 
 
 def _repeats(told: list[ToldLine]) -> list[ToldLine]:
@@ -155,8 +174,9 @@ def tell(lines: Sequence[StoryLine], you: int) -> list[ToldLine]:
 
 
 def hits(told: Sequence[ToldLine]) -> list[str]:
-    """The told lines that hit you, in order."""
-    return [line.text for line in told if line.mine]
+    """The told lines that hit you, in order, each saying when it happened and so who did it
+    ("Round 2, Fremen's turn: Kanly (Crysknife): a Harkonnen unit in Sietch Tabr dies.")."""
+    return [line.hit_text for line in told if line.mine]
 
 
 def other_turns(lines: Sequence[StoryLine], you_seat: int) -> bool:

@@ -13,6 +13,7 @@ next decision."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,9 +40,10 @@ from .situation import storm_forecast
 
 HELP = f"""Commands:
   NUMBER        play that option (the number in front of it); when fixing dice, pick a
-                die (or put it back) by its number, 1-7
+                die (or put it back) by its number, 1-7, or several at once: 1 6
   d, done       when fixing dice: fix the dice picked; a, all: fix every die just rolled
-  u, undo       put back the die picked last, else take back your last decision
+  u, undo       put back the die picked last, else take back your last decision (not
+                past a roll: the dice rolled since are known)
   s, save FILE  save the game in progress (JSON)
   l, load FILE  continue a saved game
   b, board      show the board again
@@ -193,6 +195,8 @@ def _board_head(session: PlaySession) -> list[str]:
     )
     active = state.active_seat
     who = "-" if active < 0 else f"seat {active} ({_faction_name(state.seat_faction[active])})"
+    if state.phase == Phase.GAME_OVER:
+        who = "nobody (game over)"
     ally = FACTION_NAMES[state.ally] if state.ally >= 0 else "-"
     target = MAP.names[state.target] if state.target >= 0 else "-"
     lines += _wrap(
@@ -273,10 +277,7 @@ def _seat_table(session: PlaySession) -> list[str]:
             f"{seat:<5}{FACTION_NAMES[faction]:<15}{policy[:11]:<12}{card:>6}"
             f"{state.count(faction, RESERVE):>8}{leaders:>8}  {', '.join(extra)}".rstrip()
         )
-    lines += _wrap(
-        f"(card: units ready to land, S = Sardaukar of strength 2; leaders: on the card / in "
-        f"the reserve; storage holds at most {STORAGE_CAP} spice)"
-    )
+    lines += _wrap(f"({guide.SEATS_NOTE})")
     return lines
 
 
@@ -322,7 +323,8 @@ def show_options(
         else:  # the first roll of the turn
             print(_fill(guide.dice_uses(faction)), file=out)
         print(
-            "  Type a die's number to pick it (again to put it back), d when done, a to fix all:",
+            "  Type a die's number to pick it (again to put it back; several at once: 1 6), "
+            "d when done, a to fix all:",
             file=out,
         )
     _show_menu(session, picked, dice, out)
@@ -516,8 +518,9 @@ class _Loop:
         """Carry out one command line; PlayError if it is wrong.  Returns _QUIT, _SHOWN_BOARD
         or None."""
         session, picked, out = self.session, self.picked, self.out
-        if command.isdigit():
-            return self._choose_item(int(command))
+        numbers = _NUMBERS.fullmatch(f"{command} {argument}".strip())
+        if numbers:
+            return self._choose_items([int(n) for n in _SEPARATOR.split(numbers.group())])
         if command in ("d", "done", "a", "all"):
             action = fix_command(session, picked, everything=command in ("a", "all"))
             labels = guide.die_labels(list(session.game.state.dice_faces))
@@ -558,21 +561,37 @@ class _Loop:
             raise PlayError(f"unknown command {command!r} (h for help)")
         return None
 
-    def _choose_item(self, number: int) -> str | None:
-        """Menu item `number`: pick (or put back) a die, or play the option."""
+    def _choose_items(self, numbers: list[int]) -> str | None:
+        """Menu items `numbers`: pick (or put back) the dice, all or none of them; or play the
+        one option (several numbers outside the dice are refused, never read as the first)."""
         session, picked = self.session, self.picked
         items = {item.number: item for item in menu(session, picked)}
-        if number not in items:
-            raise PlayError(f"choose one of {_numbers(sorted(items))}")
-        item = items[number]
+        for number in numbers:
+            if number not in items:
+                raise PlayError(f"choose one of {_numbers(sorted(items))}")
+        item = items[numbers[0]]
         if item.pick is not None:
-            toggle_die(session, picked, item.pick)
+            if len(set(numbers)) < len(numbers):
+                raise PlayError("each die once, please: a second time puts it back")
+            trial = list(picked)
+            for number in numbers:
+                pick = items[number].pick
+                assert pick is not None  # (every item of the dice menu is a die)
+                toggle_die(session, trial, pick)
+            picked[:] = trial
             show_options(session, picked, self.out, full=False)
             return None
+        if len(numbers) > 1:
+            raise PlayError(f"one option at a time: choose one of {_numbers(sorted(items))}")
         assert item.action is not None
         print(f"You: {item.label}", file=self.out)
         session.choose(item.action)
         return self.show_move()
+
+
+# A line of numbers: one option, or dice to pick ("1 6", "1,6").
+_NUMBERS: Final = re.compile(r"\d+(?:\s*[ ,]\s*\d+)*")
+_SEPARATOR: Final = re.compile(r"\s*[ ,]\s*")
 
 
 def _numbers(numbers: list[int]) -> str:

@@ -143,13 +143,15 @@ def session_meta(session: PlaySession) -> dict[str, Any]:
     data["howToPlay"] = {
         "title": guide.HOW_TO_PLAY_TITLE,
         "items": list(guide.HOW_TO_PLAY_ITEMS),
-        "glossary": [list(entry) for entry in guide.GLOSSARY],
+        "glossary": [list(entry) for entry in guide.glossary("web")],
+        "seatsNote": guide.SEATS_NOTE,
     }
     return data
 
 
 def told_lines(session: PlaySession) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The story for the page, each line as {text, note, mine}: the whole log (every event,
+    """The story for the page, each line as {text, note, mine, hit} (`hit`: the text as
+    "What concerns you" repeats it, saying whose turn it was): the whole log (every event,
     the notices in their places) and what happened since your last decision, condensed
     (`story.Teller`: the bots' rolls in a line each)."""
     before, since = session.story_parts()
@@ -158,7 +160,7 @@ def told_lines(session: PlaySession) -> tuple[list[dict[str, Any]], list[dict[st
     teller.tell(before)
 
     def rows(lines: list[ToldLine]) -> list[dict[str, Any]]:
-        return [{"text": t.text, "note": t.note, "mine": t.mine} for t in lines]
+        return [{"text": t.text, "note": t.note, "mine": t.mine, "hit": t.hit_text} for t in lines]
 
     return rows(Teller(faction).tell(before + since, condense=False)), rows(teller.tell(since))
 

@@ -44,7 +44,9 @@ def test_move_2_unreachable_target_note_follows_the_target_at_once() -> None:
     assert lines[target + 1].startswith("NOTE No unit of yours could move into Carthag")
     assert "MOVE-2" in lines[target + 1]
     assert any(line.startswith("--- Round") for line in lines[target + 2 :])  # the bots played
-    assert session.notices() and session.notices()[0].startswith("No unit of yours")
+    # The note belongs to the decision it was made at: the bots have played since, so it is
+    # not shown with your next decision (the story keeps it in its place).
+    assert session.notices() == []
     session.choose(session.options()[0][0])  # the next decision: nothing new to say
     assert not any(line.startswith("NOTE No unit") for line in _texts(session.new_story()))
     assert not any(n.startswith("No unit of yours") for n in session.notices())
@@ -105,16 +107,22 @@ def test_roll_2_last_die_fixed_for_you_is_said_before_its_fix() -> None:
 
 
 def test_undo_takes_back_the_notes_of_the_decision_undone() -> None:
+    """MOVE-2, BATTLE-1: the notes made on the way to your next decision of the same turn are
+    shown with it (no other seat decided in between), and undo takes them back."""
     game = (
         Scenario(THREE)
-        .units(F.ATREIDES, Region.TUEKS_SIETCH, 1)
+        .units(F.ATREIDES, Region.CARTHAG, 1)
+        .units(F.HARKONNEN, Region.CARTHAG, 1)
         .dice(region=4)
         .active(F.ATREIDES)
         .at(Phase.MOVE_TARGET)
     )
     session = _session(game, you=0)
     session.choose(action_of(DecisionKind.MOVE_TARGET, Region.CARTHAG))
-    assert session.notices()
+    assert session.decision_name() == "BID"  # your bid in the battle of Carthag
+    notices = session.notices()
+    assert notices[0].startswith("No unit of yours could move into Carthag")
+    assert notices[1].startswith("The engine played for you - next battle: Carthag")
     session.undo()
     assert session.notices() == []
     assert not any(line.event is None for line in session.story())
@@ -199,3 +207,19 @@ def test_prop_1_a_reorganising_with_nothing_to_change_is_played_for_you() -> Non
     assert not (session.your_turn and session.decision_name() == "REORGANIZE")
     notes = [line.text for line in session.story() if line.event is None]
     assert notes and notes[0].startswith("Played for you - reorganise the target: keep property")
+
+
+def test_lines_that_hit_you_say_whose_turn_it_was() -> None:
+    """KANLY-1, STORM-2: repeated above your decision, away from their place in the story, the
+    lines that hit you say when they happened and so who did it (a Kanly kill is the active
+    player's); the story itself is unchanged."""
+    fremen_turn = (EventKind.TURN_START, 2, 1, F.FREMEN)
+    kill = (EventKind.KANLY_KILL, 0, Region.CARTHAG, F.CORRINO, 0)
+    own_turn = (EventKind.TURN_START, 2, 0, F.CORRINO)
+    storm = (EventKind.STORM_LOSS, Region.GREAT_FLAT, F.CORRINO, 0, 0)
+    told = tell([StoryLine.of_event(e) for e in (fremen_turn, kill, own_turn, storm)], F.CORRINO)
+    assert told[1].text == "Kanly (Poison): a Corrino unit in Carthag dies."
+    assert hits(told) == [
+        "Round 2, Fremen's turn: Kanly (Poison): a Corrino unit in Carthag dies.",
+        "Round 2, your turn: The storm kills a Corrino unit in Great Flat (to its reserve).",
+    ]

@@ -60,6 +60,10 @@ def test_a_whole_game_through_stdin() -> None:
     assert "(rules ROLL-2..4 in docs/rules.md)" in out  # each decision explained
     assert "Note: " in out  # what the engine did for you, and why
     assert "-- The bots have played (above). Press Enter" in out  # the pause after their turns
+    # Game over: nobody is active on the last board; the victory names seats as people do.
+    last_board = out[out.rindex("Dune - round ") :]
+    assert "Active: nobody (game over)" in last_board
+    assert "seat(s)" not in out and re.search(r"\| Victory .*: (seats? [\d, ]+|nobody)\.", out)
 
 
 def _fix_dice_session() -> PlaySession:
@@ -107,6 +111,24 @@ def test_dice_are_numbered_1_to_7_in_the_menu_the_log_and_the_board() -> None:
     assert "    1. [" not in second  # fixed dice leave the menu; the others keep their numbers
 
 
+def test_dice_screen_says_which_way_the_region_die_sends_the_storm() -> None:
+    """STORM-1, MAP-3, CL-1: the region die's face (public) shows which way the storm moves if
+    the spice die ends on a storm face; the dice screen says so, from where to where."""
+    session = _fix_dice_session()
+    state = session.game.state
+    west = state.dice_faces[4] + 1 in session.game.config.region_die_west_faces
+    way = "west (W)" if west else "east (E)"
+    new = state.storm_sector % 6 + 1 if west else (state.storm_sector - 2) % 6 + 1
+    out, read = _script(_after_pause(session, ["q"]))
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    screen = " ".join(out.getvalue()[out.getvalue().index("Your decision (seat 0") :].split())
+    assert (
+        f"Storm: the region die (as it shows now) points {way}: if the spice die ends on 3, 4 or "
+        f"5, the storm moves {way} at the end of the turn, from sector {state.storm_sector} to "
+        f"sector {new} (STORM-1, MAP-3)."
+    ) in screen
+
+
 def test_dice_numbers_stay_put_a_second_pick_puts_back_and_a_fixes_all() -> None:
     """ROLL-2: a die keeps its number while picking; choosing it again puts it back; `d` with
     nothing picked is a clear error; `a` fixes every die just rolled."""
@@ -123,6 +145,34 @@ def test_dice_numbers_stay_put_a_second_pick_puts_back_and_a_fixes_all() -> None
         fix_command(session, picked, everything=False)
     offset = KIND_OFFSET[DecisionKind.FIX_DICE]
     assert fix_command(session, picked, everything=True) == offset + 0b1111111
+
+
+def test_several_dice_picked_in_one_line_and_several_options_refused() -> None:
+    """ROLL-2: "1 6" while fixing dice picks both dice (it used to pick die 1 alone, without a
+    word); a line naming a die that is not there picks none of them; outside the dice, a line
+    of several numbers is refused in one line, never read as its first number."""
+    session = _fix_dice_session()
+    history = len(session.game.state.history)
+    out, read = _script(_after_pause(session, ["1 9", "1 6", "3,4", "4", "d", "q"]))
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "! choose one of the numbers 1 to 7" in text  # "1 9": die 9 is not there
+    assert "several at once: 1 6" in text  # the prompt says how
+    row = session.game.state.history[history]
+    assert (row.seat, row.kind, row.option) == (0, 4, 0b100101)  # dice 1, 3 and 6 (4 put back)
+    for seed in range(20):
+        other = PlaySession(4, 0, ["random"], seed=seed)
+        other.play_bots()
+        if other.decision_name() != "FIX_DICE" and len(other.options()) > 1:
+            break
+    decided = len(other.game.state.history)
+    out, read = _script(_after_pause(other, ["1 2", "q"]))
+    assert run(other, read, out) == 0  # type: ignore[arg-type]
+    errors = [line for line in out.getvalue().splitlines() if line.startswith("! ")]
+    assert errors == [
+        f"! one option at a time: choose one of the numbers 1 to {len(other.options())}"
+    ]
+    assert len(other.game.state.history) == decided  # nothing played
 
 
 def _after_pause(session: PlaySession, lines: list[str]) -> list[str]:
@@ -145,7 +195,7 @@ def test_undo_save_and_load(tmp_path: Path) -> None:
     session.play_bots()
     start = session.game.snapshot()
     save = tmp_path / "game.json"
-    script = ["2", "d", "u", f"s {save}", "1", "d", f"l {save}", "b", "q"]
+    script = ["a", "u", f"s {save}", "1", "d", f"l {save}", "b", "q"]
     out, read = _script(_after_pause(session, script))
     assert run(session, read, out) == 0  # type: ignore[arg-type]
     text = out.getvalue()
@@ -155,6 +205,24 @@ def test_undo_save_and_load(tmp_path: Path) -> None:
     saved = json.loads(save.read_text())
     assert saved["format"] == "dune-env-play" and saved["you"] == 0
     assert saved["seat_policies"] == [None, "random", "random"]
+
+
+def test_undo_never_takes_back_a_roll() -> None:
+    """ROLL-2: chance is counter-based (seed and position), so undoing a roll and rolling
+    again would bring the same dice: a peek at the future.  Undo refuses to cross a roll, in
+    one line, and the game stays as it was."""
+    session = _fix_dice_session()
+    out, read = _script(_after_pause(session, ["1", "d"]))
+    assert run(session, read, out) == 1  # type: ignore[arg-type]  # (the input ended)
+    rolled = session.game.snapshot()
+    out, read = _script(["u", "q"])
+    assert run(session, read, out) == 0  # type: ignore[arg-type]
+    errors = [line for line in out.getvalue().splitlines() if line.startswith("! ")]
+    assert errors == [
+        "! cannot undo past a roll: the dice are known (taking it back would show you the "
+        "dice to come)"
+    ]
+    assert session.game.snapshot() == rolled
 
 
 def test_bad_commands_are_one_line_errors(tmp_path: Path) -> None:
@@ -227,7 +295,11 @@ def test_bots_turns_wait_for_enter_and_a_line_typed_ahead_is_not_played() -> Non
     first = out.index("Your decision (seat 3,")
     hit = out.index("What concerns you since your last decision:")
     assert pause < hit < first
-    assert before[kills[-1]].strip() in out[hit:first]
+    # Repeated away from its place, the line says whose turn it was, and so who killed it.
+    turns = [line for line in before[: kills[-1]] if line.startswith("  | --- Round ")]
+    round_, faction = re.match(r"  \| --- Round (\d), seat \d \((.+)\)", turns[-1]).groups()
+    kill = before[kills[-1]].strip()[2:]
+    assert f"  ! Round {round_}, {faction}'s turn: {kill}" in out[hit:first]
 
 
 def test_keys_typed_on_a_terminal_while_the_bots_play_are_dropped() -> None:

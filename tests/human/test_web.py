@@ -4,6 +4,7 @@ page in a real headless Chromium, undo from the page, and a server for 127.0.0.1
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dune_env.engine.constants import FACTION_NAMES
+from dune_env.engine import Region, Scenario
+from dune_env.engine.constants import FACTION_NAMES, Faction
 from dune_env.engine.map_data import DEFAULT_MAP
 from dune_env.engine.state import Phase
 from dune_env.human import PlaySession, guide
@@ -43,11 +45,19 @@ def test_play_a_whole_game_in_chromium(server: PlayServer, tmp_path: Path) -> No
     with browser_page() as (page, errors):
         page.goto(server.url)
         page.wait_for_selector("#status[data-your-turn='1']")
-        # Undo from the page restores the position before your decision.
-        before = server.session.game.snapshot()
-        page.locator("#choices button").first.click()
-        _wait(page)
-        assert server.session.game.snapshot() != before
+        # Undo from the page restores the position before your decision (one after which no
+        # die was rolled: undo never crosses a roll, see below).
+        for _ in range(50):
+            before = server.session.game.snapshot()
+            decided = len(server.session.game.state.history)
+            if page.locator("#choices button[data-all]").count():
+                page.click("#choices button[data-all]")
+            else:
+                page.locator("#choices button").first.click()
+            _wait(page)
+            assert server.session.game.snapshot() != before
+            if not any(row.chance for row in server.session.game.state.history[decided:]):
+                break
         page.click("#undo")
         _wait(page)
         assert server.session.game.snapshot() == before
@@ -77,6 +87,13 @@ def test_play_a_whole_game_in_chromium(server: PlayServer, tmp_path: Path) -> No
         # What the engine did for you is said (a last die fixed for you, ROLL-2).
         assert any("The engine played for you" in line for line in notices), notices
         assert "Game over" in (page.text_content("#decision") or "")
+        assert page.locator("#notices .notice").count() == 0  # notes belong to decisions
+        # Nobody is active once the game is over; the victory names seats, not a Python list.
+        assert page.locator("#seats tr.active-seat").count() == 0
+        assert "active" not in (page.text_content("#seats") or "")
+        log = page.locator("#log div").all_text_contents()
+        assert not any("seat(s)" in line or "[" in line for line in log)
+        assert "seat(s)" not in (page.text_content("#decision") or "")
         assert "The game ended because " in (page.text_content("#explain") or "")  # END-n
         assert page.evaluate(UNITS_JS) == units_on_map(server.session.game)
         page.screenshot(path=str(tmp_path / "play.png"), full_page=True)
@@ -100,6 +117,10 @@ def test_dice_fixed_one_at_a_time_in_chromium(server: PlayServer) -> None:
         assert page.locator("#choices button[data-die]").count() == 7  # one per die
         assert not page.locator("#choices button[data-done]").is_enabled()  # nothing picked
         assert "(rules ROLL-2..4 in docs/rules.md)" in (page.text_content("#explain") or "")
+        # STORM-1, MAP-3: which way the region die's face sends the storm.
+        assert "Storm: the region die (as it shows now) points " in (
+            page.text_content("#context") or ""
+        )
         # Each die is shown under its own number 1-7, as the board and the log number it.
         labels = page.locator("#choices button[data-die]").all_text_contents()
         assert [label.split(".")[0] for label in labels] == [str(n) for n in range(1, 8)]
@@ -198,7 +219,8 @@ def test_page_names_your_faction_numbers_the_dice_and_marks_storm_and_desert(
     """The header names your faction; the dice read 1-7 (as in the log); the storm's sector
     is striped and labelled, where it goes next outlined, the desert regions marked with a
     red X as on the original board (MAP-1, STORM-1, STORM-2); "How to play" is a list that
-    wraps to the panel, with every token and term explained."""
+    wraps to the panel, with every token and term explained as the page draws it (stripes,
+    the red X, 1+1 for a Sardaukar), and the seats table's columns are explained."""
     with browser_page() as (page, errors):
         page.goto(server.url)
         page.wait_for_selector("#status[data-your-turn='1']")
@@ -222,7 +244,14 @@ def test_page_names_your_faction_numbers_the_dice_and_marks_storm_and_desert(
         items = page.locator("#howto li").all_text_contents()
         assert items == list(guide.HOW_TO_PLAY_ITEMS)
         terms = page.locator("#howto dt").all_text_contents()
-        assert terms == [term for term, _ in guide.GLOSSARY] and "CHOAM" in terms
+        assert terms == [term for term, _ in guide.glossary("web")] and "CHOAM" in terms
+        # The help describes this page, not the terminal's text board (MAP-1, COR-1).
+        help_text = page.text_content("#howto") or ""
+        assert "Desert (\u2716)" in terms and "Desert (x)" not in terms
+        assert "dark stripes on the map" in help_text and "~ on the board" not in help_text
+        assert "Shown as 1+1 on the map" in help_text and "+nS" not in help_text
+        note = page.text_content("#seats-note") or ""
+        assert "leaders: on the card / in the reserve" in note  # what "1/0" means
         assert errors == []
 
 
@@ -263,8 +292,94 @@ def test_since_your_last_decision_tells_the_bots_turns_condensed(server: PlaySer
         assert not any(line.startswith("Roll of dice") for line in since[:3])
         log = page.locator("#log div").all_text_contents()
         assert len(log) == len(server.session.story()) > len(since)
-        mine = [row["text"] for row in server.state()["since"] if row["mine"]]
+        mine = [row["hit"] for row in server.state()["since"] if row["mine"]]
         concerns = page.locator("#concerns div").all_text_contents()
         assert concerns == (["What concerns you:"] + [f"! {t}" for t in mine] if mine else [])
+        # Each says whose turn it happened in: who killed your unit, who attacked you.
+        assert all(re.match(r"! Round \d, .+ turn: ", line) for line in concerns[1:])
         assert "step " in (page.text_content("#round-line") or "")  # not an engine phase name
         assert errors == []
+
+
+def test_what_concerns_you_says_whose_turn_it_was() -> None:
+    """KANLY-1: a Kanly kill of your unit before your first turn is marked in the story since
+    your last decision, and repeated under "What concerns you" with whose turn it was (who
+    killed it)."""
+    session = PlaySession(4, 3, ["aggressive", "economic", "strategist"], seed=0)
+    play = PlayServer(session, port=0)
+    play.start_in_thread()
+    try:
+        with browser_page() as (page, errors):
+            page.goto(play.url)
+            page.wait_for_selector("#status[data-your-turn='1']")
+            since = page.locator("#since div.mine").all_text_contents()
+            kills = [line for line in since if line.startswith("! Kanly (")]
+            assert kills, since
+            concerns = page.locator("#concerns div").all_text_contents()
+            assert concerns[0] == "What concerns you:"
+            said = [re.fullmatch(r"! Round 1, (\w+)'s turn: (Kanly .*)", c) for c in concerns[1:]]
+            assert all(said) and [f"! {m.group(2)}" for m in said if m] == kills
+            assert errors == []
+    finally:
+        play.close()
+
+
+def test_undo_on_the_page_never_takes_back_a_roll(server: PlayServer) -> None:
+    """ROLL-2: chance is counter-based, so undoing a roll would show the dice to come; the
+    page's Undo refuses to cross a roll, says why, and the game stays as it was."""
+    with browser_page() as (page, errors):
+        page.goto(server.url)
+        page.wait_for_selector("#status[data-your-turn='1']")
+        while server.session.decision_name() != "FIX_DICE" or any(
+            server.session.game.state.dice_fixed
+        ):
+            page.locator("#choices button").first.click()
+            _wait(page)
+        faces = list(server.session.game.state.dice_faces)
+        if faces[5] == 5:  # ROLL-3: a Shai-Hulud must be fixed
+            page.click("#choices button[data-die='5']")
+        else:
+            page.click("#choices button[data-die='0']")
+        page.click("#choices button[data-done]")
+        _wait(page)
+        rolled = server.session.game.snapshot()
+        page.click("#undo")
+        _wait(page)
+        assert "cannot undo past a roll: the dice are known" in (
+            page.text_content("#message") or ""
+        )
+        assert server.session.game.snapshot() == rolled
+        # The one refused request (400) is the browser's only complaint.
+        assert [e for e in errors if "status of 400" not in e] == [] and len(errors) == 1
+
+
+def test_a_note_stays_with_the_decision_it_was_made_at() -> None:
+    """MOVE-2: the note that no unit of yours could move into the target is shown where it was
+    made, in the story since your last decision; once the bots have played, it is not shown
+    again as a note of your next decision (it used to stay highlighted there, and on the
+    game-over panel)."""
+    game = (
+        Scenario([Faction.ATREIDES, Faction.HARKONNEN, Faction.FREMEN])
+        .units(Faction.ATREIDES, Region.TUEKS_SIETCH, 1)
+        .dice(region=4)
+        .active(Faction.ATREIDES)
+        .at(Phase.MOVE_TARGET)
+    )
+    session = PlaySession(3, 0, ["random"], seed=1)
+    session.load_data(game.snapshot())
+    play = PlayServer(session, port=0)
+    play.start_in_thread()
+    try:
+        with browser_page() as (page, errors):
+            page.goto(play.url)
+            page.wait_for_selector("#status[data-your-turn='1']")
+            page.locator("#choices button", has_text="Carthag").click()
+            _wait(page)
+            since = page.locator("#since div").all_text_contents()
+            note = next(i for i, t in enumerate(since) if "No unit of yours could move" in t)
+            assert since[note].startswith("Note: No unit of yours could move into Carthag")
+            assert any(t.startswith("--- Round") for t in since[note:])  # the bots played
+            assert page.locator("#notices .notice").count() == 0
+            assert errors == []
+    finally:
+        play.close()

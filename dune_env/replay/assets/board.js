@@ -161,7 +161,8 @@
   function drawSeats(tbody, meta, frame, policies) {
     clear(tbody);
     frame.factions.forEach((f, seat) => {
-      const tr = el("tr", { "data-seat": seat, class: seat === frame.active ? "active-seat" : "" });
+      const active = seat === frame.active && !frame.over;  // nobody is active once it is over
+      const tr = el("tr", { "data-seat": seat, class: active ? "active-seat" : "" });
       const nameCell = el("td");
       nameCell.appendChild(swatch(meta, f));
       nameCell.appendChild(document.createTextNode(`${seat} ${factionLabel(meta, f)}`));
@@ -185,13 +186,19 @@
       if (frame.snooper === f) items.push("Snooper");
       tr.appendChild(el("td", {}, items.join(", ")));
       const marks = [];
-      if (seat === frame.active) marks.push("active");
+      if (active) marks.push("active");
       if (seat === frame.first) marks.push("first");
       if (frame.ally === f) marks.push("ally");
       if (frame.over) marks.push(frame.winners.includes(seat) ? `won (${frame.rewards[seat]})` : `lost (${frame.rewards[seat]})`);
       tr.appendChild(el("td", {}, marks.join(", ")));
       tbody.appendChild(tr);
     });
+  }
+
+  // "seat 0 won", "seats 0, 2 won", "nobody won".
+  function winnersText(winners) {
+    if (!winners.length) return "nobody won";
+    return `${winners.length === 1 ? "seat" : "seats"} ${winners.join(", ")} won`;
   }
 
   function bidText(meta, units, leaders) {
@@ -229,7 +236,7 @@
     clear(list);
     const d = frame.decision;
     if (!d) {
-      head.textContent = frame.over ? `Game over: ${frame.winners.length ? "seat(s) " + frame.winners.join(", ") + " won" : "nobody won"}.` : "No decision pending.";
+      head.textContent = frame.over ? `Game over: ${winnersText(frame.winners)}.` : "No decision pending.";
       return;
     }
     const who = `seat ${d.seat} (${factionLabel(meta, frame.factions[d.seat])})`;
@@ -260,5 +267,5 @@
     }
   }
 
-  window.DuneBoard = { el, svg, clear, buildMap, drawPosition, drawStatus, drawSeats, drawSecrets, drawDecision, decisionVisible, swatch, fillLegend };
+  window.DuneBoard = { el, svg, clear, winnersText, buildMap, drawPosition, drawStatus, drawSeats, drawSecrets, drawDecision, decisionVisible, swatch, fillLegend };
 })();

@@ -31,6 +31,7 @@
       terms.appendChild(B.el("dd", {}, text));
     });
     node.appendChild(terms);
+    document.getElementById("seats-note").textContent = how.seatsNote ? `(${how.seatsNote})` : "";
   })();
 
   function title(frame) {
@@ -122,7 +123,7 @@
     explain.textContent = "";
     if (state.over) {
       const won = frame.winners.includes(meta.you);
-      head.textContent = `Game over: ${frame.winners.length ? "seat(s) " + frame.winners.join(", ") + " won" : "nobody won"}. ${won ? "You win!" : "You lose."}`;
+      head.textContent = `Game over: ${B.winnersText(frame.winners)}. ${won ? "You win!" : "You lose."}`;
       explain.textContent = guide.over || "";
     } else if (state.yourTurn) {
       head.textContent = guide.dice ? guide.title : `${guide.title}: choose one of ${frame.decision.legal.length}`;
@@ -146,7 +147,7 @@
     B.clear(concerns);
     const mine = (state.since || []).filter((row) => row.mine);
     if (mine.length) concerns.appendChild(B.el("div", {}, "What concerns you:"));
-    mine.forEach((row) => concerns.appendChild(B.el("div", {}, `! ${row.text}`)));
+    mine.forEach((row) => concerns.appendChild(B.el("div", {}, `! ${row.hit || row.text}`)));
     const since = document.getElementById("since");
     lines(since, state.since || []);
     if (!since.firstChild) since.appendChild(B.el("div", { class: "muted" }, "Nothing new but your own move."));
