@@ -133,7 +133,7 @@ def test_no_policy_module_imports_the_registry() -> None:
 def test_the_graph_sees_imports() -> None:
     """The reader itself: it finds a lazy import and a relative one."""
     assert "dune_env.match" in GRAPH["dune_env.environment.seating"]
-    assert "dune_env.harness.types" in GRAPH["dune_env.harness.runner"]
+    assert "dune_env.harness.play.types" in GRAPH["dune_env.harness.play.runner"]
 
 
 MAX_FUNCTION_LINES = 80

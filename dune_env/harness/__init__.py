@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from ..match import GameSpec, PolicyActionError, lineup, schedule
 from .benchmark import HARNESS_KEYS, BenchmarkResult, check_options, run_benchmark, run_games
-from .runner import play_game
-from .stats import GameOutcome, StrengthFit, fit_strength, wilson_interval
-from .types import GameFailure, SeatResult
+from .play.runner import play_game
+from .play.types import GameFailure, SeatResult
+from .stats.strength import GameOutcome, StrengthFit, fit_strength, wilson_interval
 
 __all__ = [
     "BenchmarkResult",

@@ -19,10 +19,11 @@ from typing import Any
 from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
 from ..provenance import software_record
 from ..seatings import DEFAULT_SEATINGS, ROTATIONS
-from .outputs import CsvSink
-from .replayed import as_rows  # each game's rows from the replay of its decisions
-from .report import leaderboard, markdown_report, summarise, write_json, write_plots
-from .types import GameFailure, Item, SeatResult
+from .play.replayed import as_rows  # each game's rows from the replay of its decisions
+from .play.types import GameFailure, Item, SeatResult
+from .runs.outputs import CsvSink
+from .runs.report import leaderboard, markdown_report, write_json, write_plots
+from .stats.summary import summarise
 
 HARNESS_KEYS = ("num_players", "faction_mode", "factions")  # set by the harness itself
 
@@ -52,7 +53,7 @@ def check_options(
     check_luck(luck_samples, luck_model)
     from ..engine import ConfigError, GameConfig
     from ..engine.config import check_seed
-    from .types import MAX_GAMES, MAX_WORKERS
+    from .play.types import MAX_GAMES, MAX_WORKERS
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise ValueError(f"games={games!r}: give a positive number of games, at most {MAX_GAMES:,}")
@@ -79,7 +80,7 @@ def check_luck(luck_samples: int, luck_model: str = "") -> None:
         if luck_model:
             raise ValueError("a luck value model was given without luck samples: add --luck-adjust")
         return
-    from .luck import check_samples, value_model
+    from .play.luck import check_samples, value_model
 
     check_samples(luck_samples)
     value_model(luck_model).check_observation()  # fails here, before any game is played
@@ -100,18 +101,18 @@ def _checked_policies(
     """The policy specs to schedule, each loaded once here to fail fast with the loader's
     message; with `trust`, marked trusted so that the opt-in reaches the workers."""
     from ..policies.registry import trusted
-    from .backends import check_backend, check_ray_policies
+    from .play.backends import check_backend, check_ray_policies
 
     check_backend(backend, address)
     if backend == "ray":
-        from .backends import import_ray
+        from .play.backends import import_ray
 
         import_ray()  # one clear message before anything is written when Ray is missing
         check_ray_policies(policies)
     if trust:
         policies = [trusted(p) if isinstance(p, str) else p for p in policies]
     lineup(policies, num_players)  # at most one policy per seat
-    from .hosts import check_loadable
+    from .play.hosts import check_loadable
 
     check_loadable(sorted(set(policies)))  # foreign code in a child process only (hosts.py)
     _single_threaded_torch()
@@ -153,8 +154,8 @@ def _open_results(
     directory: Path, run: dict[str, Any], specs: list[GameSpec], resume: bool, overwrite: bool
 ) -> tuple[list[SeatResult], CsvSink, list[GameSpec]]:
     """Prepare the output folder: (rows already played, the results sink, games to play)."""
-    from .outputs import RESULTS_FILE, open_output, prepare_out_dir, read_results
-    from .workers import POLICY_OUTPUT_FILE
+    from .play.workers import POLICY_OUTPUT_FILE
+    from .runs.outputs import RESULTS_FILE, open_output, prepare_out_dir, read_results
 
     prepare_out_dir(directory, run, resume, overwrite)
     open_output(directory / POLICY_OUTPUT_FILE, append=resume).close()
@@ -220,8 +221,8 @@ def _finish_run(
     directory: Path | None, summary: dict[str, Any], failures: list[GameFailure], plots: bool
 ) -> None:
     """Write summary.json, report.md, failures.txt and the plots into the output folder."""
-    from .outputs import write_output
-    from .workers import POLICY_OUTPUT_CAP, POLICY_OUTPUT_FILE
+    from .play.workers import POLICY_OUTPUT_CAP, POLICY_OUTPUT_FILE
+    from .runs.outputs import write_output
 
     if directory is None:
         return
@@ -286,7 +287,7 @@ def _meta(
 
 
 def _checked_timeout(move_timeout: float | None) -> float:
-    from .workers import DEFAULT_MOVE_TIMEOUT
+    from .play.workers import DEFAULT_MOVE_TIMEOUT
 
     timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else float(move_timeout)
     if not timeout > 0 or timeout == float("inf"):
@@ -346,12 +347,12 @@ def run_benchmark(
 
     `backend="ray"` plays the games as tasks on a Ray cluster (`address`: "auto", "ray://...",
     "local", or None for Ray's default), at most `workers` at once (None: all its CPUs; local
-    backend: all cores), with results identical to the local backend's: see harness/backends.py.
+    backend: all cores), with results identical to the local backend's: see harness/play/backends.py.
     `luck_samples` > 0: luck-adjusted scores, that many resampled rolls per roll, valued by the
-    model in the file `luck_model` (default: the shipped one; harness/luck.py)."""
-    from .backends import open_backend
-    from .outputs import progress_bar
-    from .workers import POLICY_OUTPUT_FILE
+    model in the file `luck_model` (default: the shipped one; harness/play/luck.py)."""
+    from .play.backends import open_backend
+    from .play.workers import POLICY_OUTPUT_FILE
+    from .runs.outputs import progress_bar
 
     check_options(num_players, games, seed, workers, config, luck_samples, luck_model)
     timeout = _checked_timeout(move_timeout)
@@ -398,11 +399,11 @@ def run_games(
     """Play the games in `workers` worker processes (also for one worker), yielding each as
     it finishes (in completion order).  A policy that takes longer than `move_timeout`
     seconds over one decision, or whose process dies, loses that game (a GameFailure naming
-    it) and its worker is replaced.  See harness/workers.py.  `backend="ray"` plays them as
+    it) and its worker is replaced.  See harness/play/workers.py.  `backend="ray"` plays them as
     tasks on the Ray cluster at `address` (at most `workers` at once; None: all its CPUs),
-    with the same results and failures: see harness/backends.py."""
-    from .backends import open_backend
-    from .workers import DEFAULT_MOVE_TIMEOUT
+    with the same results and failures: see harness/play/backends.py."""
+    from .play.backends import open_backend
+    from .play.workers import DEFAULT_MOVE_TIMEOUT
 
     timeout = DEFAULT_MOVE_TIMEOUT if move_timeout is None else move_timeout
     with open_backend(backend, workers, timeout, max_decisions, address) as pool:

@@ -20,8 +20,8 @@ from ..match import DEFAULT_MAX_DECISIONS
 from ..policies.registry import policy_names
 from ..seatings import DEFAULT_SEATINGS, SEATINGS
 from .exits import bad_input_errors, interrupted, refused
-from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
-from .luck import LUCK_RESULT, LUCK_START
+from .play.luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
+from .play.luck import LUCK_RESULT, LUCK_START
 from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ def _run_options(args: argparse.Namespace, out: str) -> dict[str, Any]:
 
 def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> None:
     """The plain-language verdicts, then the legend of the terms."""
-    from .verdict import legend, verdicts
+    from .stats.verdict import legend, verdicts
 
     lines = verdicts(summary, names)
     if lines:
@@ -241,7 +241,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from .benchmark import run_benchmark
-    from .outputs import default_out_dir
+    from .runs.outputs import default_out_dir
     from .sprt_cli import given_sprt_flags, run_sprt_command
 
     args = build_parser().parse_args(argv)
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out if args.out is not None else str(default_out_dir())
     # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
     previous = signal.signal(signal.SIGTERM, _terminate)
-    from .types import MAX_BOOTSTRAP
+    from .play.types import MAX_BOOTSTRAP
 
     if not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
         print(f"dune-bench: --bootstrap must be from 0 to {MAX_BOOTSTRAP:,}", file=sys.stderr)
@@ -346,7 +346,7 @@ def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> 
     print_verdicts(result.summary)
     meta = result.summary["meta"]
     if args.save_replays:
-        from .replays import save_replays
+        from .runs.replays import save_replays
 
         kept = save_replays(
             out, result.rows, result.failures, args.save_replays, args.trust_checkpoints
@@ -387,7 +387,7 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
         return 2
     try:
         if args.backend == "ray":  # one Ray connection for all the suite's line-ups
-            from .backends import ray_session
+            from .play.backends import ray_session
 
             session: Any = ray_session(args.address)
         else:

@@ -125,7 +125,7 @@ def count_table(summary: dict[str, Any]) -> dict[str, Any]:
     order (verdict.standings), each with its rank (shared when the paired difference to the
     row above has an interval containing 0) and that difference.  LeaderboardError when the
     summary does not have a summary's shape."""
-    from .verdict import standings
+    from .stats.verdict import standings
 
     _check_summary(summary)
     fit = summary.get("strength_fit") or {}

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from .exits import bad_input_errors, interrupted, refused
-from .luck import LUCK_START
+from .play.luck import LUCK_START
 
 SPRT_FLAGS = ("--max-games", "--sprt-delta", "--alpha", "--beta", "--sprt-block", "--sprt-metric")
 
@@ -92,8 +92,8 @@ def run_sprt_command(
     command line (the output folder `out_dir` among them)."""
     from ..match import lineup
     from ..seatings import deal_seatings
-    from .sprt import SprtDesign, default_block
     from .sprt_run import run_sprt
+    from .stats.sprt import SprtDesign, default_block
 
     out = options["out_dir"]
     refusal = _refusal(args)

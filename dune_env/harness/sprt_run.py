@@ -1,5 +1,5 @@
 """`dune-bench --sprt`: play duplicate deals of A (the first policy) against B (the second) one
-block at a time until the sequential test (harness/sprt.py) decides, or `max_games` is reached.
+block at a time until the sequential test (harness/stats/sprt.py) decides, or `max_games` is reached.
 
 The games are those of `schedule(..., duplicate=True, seatings=...)` for `max_games`, in deal
 order (a deal: every seating of the line-up's design, `dune_env.seatings`); each block of deals
@@ -30,9 +30,10 @@ from .benchmark import (
     play_items,
     run_record,
 )
-from .outputs import CsvSink
-from .report import save_figure, write_json
-from .sprt import (
+from .play.types import GameFailure, SeatResult
+from .runs.outputs import CsvSink
+from .runs.report import save_figure, write_json
+from .stats.sprt import (
     H0,
     H1,
     Decision,
@@ -42,7 +43,6 @@ from .sprt import (
     default_block,
     fixed_sample_deals,
 )
-from .types import GameFailure, SeatResult
 
 DEFAULT_MAX_GAMES = 4000  # rounded down to whole blocks
 
@@ -211,7 +211,7 @@ def _checked_max_games(
 ) -> int:
     """`max_games` (default: the most whole blocks up to DEFAULT_MAX_GAMES, at least two)
     once the metric and the run's options are checked; ValueError names what is wrong."""
-    from .sprt import METRICS
+    from .stats.sprt import METRICS
 
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
@@ -329,8 +329,8 @@ def run_sprt(
     hypotheses, blocks of `sprt.default_block` deals.  Other arguments as run_benchmark (with
     `luck_samples`, on luck-adjusted scores).  A failed game stops the test (undecided; --resume
     plays it again); on KeyboardInterrupt the finished deals' summary is written first."""
-    from .backends import open_backend
-    from .outputs import progress_bar
+    from .play.backends import open_backend
+    from .runs.outputs import progress_bar
 
     check_luck(luck_samples, luck_model)
     luck, chance = bool(luck_samples), (luck_samples, luck_model)
@@ -386,7 +386,7 @@ def _write_sprt_outputs(
     directory: Path, summary: dict[str, Any], failures: list[GameFailure], plots: bool
 ) -> None:
     """summary.json, report.md, failures.txt (when a game failed) and sprt.png (`plots`)."""
-    from .outputs import write_output
+    from .runs.outputs import write_output
 
     write_json(directory / "summary.json", summary)
     write_output(directory / "report.md", sprt_report(summary))

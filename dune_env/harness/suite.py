@@ -55,8 +55,8 @@ from typing import Any
 from ..match import lineup
 from ..provenance import software_record
 from ..seatings import deal_seatings
-from .types import GameFailure, SeatResult
-from .verdict import legend, verdicts
+from .play.types import GameFailure, SeatResult
+from .stats.verdict import legend, verdicts
 
 SUITE_NAME = "dune_v1 standard suite"
 SUITE_VERSION = 3
@@ -175,7 +175,7 @@ def run_suite(
     `resume` continues an interrupted suite in `out_dir` (the same candidates, version and
     seed): every line-up plays only the games not yet in its results.csv."""
     from ..match import DEFAULT_MAX_DECISIONS
-    from .report import summarise
+    from .stats.summary import summarise
 
     policies = suite_policies(candidates, short)
     directory = Path(out_dir) if out_dir is not None else None
@@ -243,7 +243,7 @@ def suite_text(
 
 def short_scope(summaries: dict[int, dict[str, Any]]) -> list[str]:
     """What the short suite's games cannot rank, in plain words (paragraph lines)."""
-    from .verdict import standings
+    from .stats.verdict import standings
 
     tied = []
     for n, summary in sorted(summaries.items()):
@@ -314,7 +314,7 @@ def _count_section(
     summary: dict[str, Any], meta: dict[str, Any], policies: list[str], n: int
 ) -> list[str]:
     """The suite report's lines for one player count: its leaderboard and verdicts."""
-    from .report import leaderboard, standings_table
+    from .runs.report import leaderboard, standings_table
 
     title = (
         f"## {n} players ({summary['games']} games, {meta['deals']} duplicate deals over "
@@ -330,8 +330,8 @@ def _write_count_outputs(
     pdir: Path, summary: dict[str, Any], meta: dict[str, Any], plots: bool
 ) -> None:
     """One player count's summary.json, report.md and (when `plots`) plots in `pdir`."""
-    from .outputs import write_output
-    from .report import markdown_report, write_json, write_plots
+    from .runs.outputs import write_output
+    from .runs.report import markdown_report, write_json, write_plots
 
     pdir.mkdir(parents=True, exist_ok=True)
     write_json(pdir / "summary.json", summary)
@@ -351,7 +351,7 @@ def _write_suite_outputs(
     plots: bool,
 ) -> None:
     """suite_summary.json, suite_report.md and (when `plots`) suite_strength.png."""
-    from .outputs import write_output
+    from .runs.outputs import write_output
 
     suite = {
         "suite": SUITE_NAME,
@@ -379,7 +379,7 @@ def _write_suite_outputs(
 
 
 def strength_table(summaries: dict[int, dict[str, Any]], policies: list[str]) -> str:
-    from .report import strength_cells
+    from .runs.report import strength_cells
 
     counts = sorted(summaries)
     lines = [
@@ -411,7 +411,7 @@ def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .report import save_figure
+    from .runs.report import save_figure
 
     fig, ax = plt.subplots(figsize=(8.5, 4))
     counts = sorted(summaries)
@@ -461,7 +461,7 @@ def prepare_suite_dir(
 ) -> None:
     """Record the suite's parameters in `directory`, or (`resume`) check that it holds the
     same suite."""
-    from .outputs import OutputError, read_run_record, refuse_links, write_output
+    from .runs.outputs import OutputError, read_run_record, refuse_links, write_output
 
     run = {"suite": SUITE_NAME, "version": SUITE_VERSION, "short": short}
     run.update({"policies": policies, "seed": seed})

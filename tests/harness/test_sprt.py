@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import dune_env.harness.sprt as sprt
 import dune_env.harness.sprt_run as sprt_run
+import dune_env.harness.stats.sprt as sprt
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.sprt import (
+from dune_env.harness.play.types import SeatResult
+from dune_env.harness.stats.sprt import (
     H0,
     H1,
     UNDECIDED,
@@ -30,7 +31,6 @@ from dune_env.harness.sprt import (
     simulate,
     synthetic_deal_scores,
 )
-from dune_env.harness.types import SeatResult
 
 
 def test_bounds_are_walds() -> None:
