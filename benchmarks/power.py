@@ -39,8 +39,8 @@ raw and adjusted, over R seeds.
     python benchmarks/power.py --luck-sprt 20 --luck-samples 8 --workers 2
 
 `--sprt-simulate RUNS` checks the test's error rates instead, on simulated deals with a known
-effect (`dune_env.harness.stats.sprt.simulate`): 4% control wins per seat for both policies (H0 true,
-effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
+effect (`dune_env.harness.stats.sprt.simulate`): 4% control wins per seat for both policies
+(H0 true, effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
 """
 
 from __future__ import annotations
@@ -170,8 +170,8 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
                 line,
                 args.players,
                 args.max_games,
-                args.seed + r,
-                design,
+                seed=args.seed + r,
+                design=design,
                 workers=args.workers,
                 out_dir=folder,
                 resume=True,
@@ -341,7 +341,7 @@ def main() -> None:
                     line,
                     4,
                     games,
-                    seed,
+                    seed=seed,
                     workers=args.workers,
                     plots=False,
                     duplicate=duplicate,

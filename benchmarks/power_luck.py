@@ -74,7 +74,7 @@ def luck_power(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
             [a, b],
             4,
             args.luck - args.luck % per_deal,
-            args.seed,
+            seed=args.seed,
             workers=args.workers,
             out_dir=out_dir / "luck" / f"{a}_vs_{b}",
             resume=(out_dir / "luck" / f"{a}_vs_{b}" / "run.json").exists(),

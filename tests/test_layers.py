@@ -35,7 +35,9 @@ def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
                 if node.level:
                     anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(anchor + ([node.module] if node.module else []))
-                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+                names = [f"{base}.{alias.name}" for alias in node.names]
+                # `from package import module` needs the module, not the package's own names
+                targets = names + ([base] if any(n not in modules for n in names) else [])
             for target in targets:
                 while target and target not in modules:
                     target = target.rpartition(".")[0]

@@ -6,7 +6,8 @@
    `random`) at 3-6 players, line-ups drawn at random, played by the harness's own loop
    (`dune_env.match`).  After every roll, with probability `--keep`, each seat's observation
    is kept, labelled with whether that seat went on to win and to win by control
-   (`harness.stats.scores.is_control_win`).  Games are split into training and held-out sets by game.
+   (`harness.stats.scores.is_control_win`).  Games are split into training and held-out sets
+   by game.
 2. **Model**: an MLP (`--hidden`, ReLU) with two sigmoid outputs, binary cross-entropy, Adam,
    the epoch with the best held-out loss kept.
 3. **Report**: held-out log-loss and Brier score against the base rate, and the fraction of the

@@ -649,10 +649,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         from .exits import bad_input_errors
+        from .options import RunOptions
         from .suite import run_suite
 
         try:
-            run_suite(None, workers=args.workers, out_dir=folder, progress=True, resume=args.resume)
+            options = RunOptions(
+                workers=args.workers, out_dir=folder, progress=True, resume=args.resume
+            )
+            run_suite(None, options=options)
         except bad_input_errors() as exc:
             print(f"leaderboard: {_plain(exc, 500)}", file=sys.stderr)
             return 2

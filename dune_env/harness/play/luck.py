@@ -302,16 +302,3 @@ class LuckMeter:
     def result(self) -> tuple[tuple[float, ...], ...]:
         """Each seat's summed luck, one value per metric (LUCK_METRICS order)."""
         return tuple(tuple(float(v) for v in seat) for seat in self.luck)
-
-
-# What `dune-bench --luck-adjust` says before the games and with the results.
-LUCK_START = (
-    "Luck-adjusted run (--luck-adjust {samples}): every roll is replayed {samples} times to "
-    "value its luck, so games take about 100 times as long as without it (heuristics: about "
-    "half a game a second on one core)."
-)
-LUCK_RESULT = (
-    "Luck-adjusted: the strengths and the paired control-win differences below use each "
-    "seat's score minus its dice luck; the win and control-win rates are the raw ones "
-    "(summary.json's luck_adjusted holds the unadjusted fit)."
-)

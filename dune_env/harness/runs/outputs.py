@@ -49,6 +49,11 @@ def write_output(path: Path, text: str | bytes) -> None:
         handle.write(text)
 
 
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """`data` as indented JSON with sorted keys (summary.json, suite_summary.json)."""
+    write_output(path, json.dumps(data, indent=2, sort_keys=True))
+
+
 class CsvSink:
     """Appends rows as games finish, so that a crash never loses finished games.
 

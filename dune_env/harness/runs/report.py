@@ -429,6 +429,3 @@ def _plot_strength(summary: dict[str, Any], names: list[str], out_dir: Path) -> 
     ax.set_title(title, fontsize=10)
     return save_figure(fig, out_dir / "strength.png")
 
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    write_output(path, json.dumps(data, indent=2, sort_keys=True))
