@@ -52,7 +52,7 @@ def fill_pool(cfg: PPOSelfPlayConfig, snapshots: int) -> None:
     pool, as a run has after `snapshots` x snapshot_interval steps."""
     from sb3_contrib import MaskablePPO
 
-    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from dune_env.single_agent import DuneSingleAgentEnv
 
     env = DuneSingleAgentEnv(num_players=cfg.run.num_players)
     for k in range(snapshots):

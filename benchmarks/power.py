@@ -39,8 +39,8 @@ raw and adjusted, over R seeds.
     python benchmarks/power.py --luck-sprt 20 --luck-samples 8 --workers 2
 
 `--sprt-simulate RUNS` checks the test's error rates instead, on simulated deals with a known
-effect (`dune_env.harness.sprt.simulate`): 4% control wins per seat for both policies (H0 true,
-effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
+effect (`dune_env.harness.stats.sprt.simulate`): 4% control wins per seat for both policies
+(H0 true, effect 0) and 5.5% against 2.5% (H1 true, effect 3 points), per design.
 """
 
 from __future__ import annotations
@@ -57,9 +57,10 @@ from typing import Any
 from power_luck import add_luck_arguments, luck_power, luck_sprt
 
 from dune_env.harness import run_benchmark
-from dune_env.harness.report import is_control_win, outcomes
-from dune_env.harness.runner import SeatResult
-from dune_env.harness.stats import Z95, fit_strength
+from dune_env.harness.play.types import SeatResult
+from dune_env.harness.stats.scores import is_control_win
+from dune_env.harness.stats.strength import Z95, fit_strength
+from dune_env.harness.stats.summary import outcomes
 from dune_env.match import lineup
 from dune_env.seatings import DEFAULT_SEATINGS, SEATINGS, deal_seatings
 
@@ -144,8 +145,13 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
     """The sequential test's games to a decision over repetitions, against fixed-size tests."""
     import numpy as np
 
-    from dune_env.harness.sprt import SprtDesign, deal_scores, default_block, fixed_sample_deals
     from dune_env.harness.sprt_run import complete_deals, run_sprt
+    from dune_env.harness.stats.sprt import (
+        SprtDesign,
+        deal_scores,
+        default_block,
+        fixed_sample_deals,
+    )
 
     results = []
     start = time.perf_counter()
@@ -164,8 +170,8 @@ def sprt_power(args: argparse.Namespace, out_dir: Path) -> None:
                 line,
                 args.players,
                 args.max_games,
-                args.seed + r,
-                design,
+                seed=args.seed + r,
+                design=design,
                 workers=args.workers,
                 out_dir=folder,
                 resume=True,
@@ -251,7 +257,7 @@ def sprt_simulation(runs: int, base: float) -> None:
     points of control-win rate per seat (A's rate base + effect/2, B's base - effect/2), the
     share of each decision and the mean games used, against the fixed-size test of the same
     hypotheses and error rates (at the simulated per-deal SD)."""
-    from dune_env.harness.sprt import H0, H1, SprtDesign, default_block, simulate
+    from dune_env.harness.stats.sprt import H0, H1, SprtDesign, default_block, simulate
 
     for label, games, seats in SIMULATED_DEALS:
         design = SprtDesign(0.0, 0.03, 0.05, 0.05, default_block(games))
@@ -335,7 +341,7 @@ def main() -> None:
                     line,
                     4,
                     games,
-                    seed,
+                    seed=seed,
                     workers=args.workers,
                     plots=False,
                     duplicate=duplicate,

@@ -10,7 +10,7 @@ is the saving.
 
 With `--luck-sprt R` the sequential test too: R seeds of A vs B (the first comparison by
 default), blocks of deals played until both tests have decided, each deal sequence scored raw
-and adjusted, and the games each test needed (`dune_env.harness.sprt.decide`, the deals in
+and adjusted, and the games each test needed (`dune_env.harness.stats.sprt.decide`, the deals in
 schedule order, as `dune-bench --sprt` runs it).  Nothing is written per seed (not resumable).
 """
 
@@ -26,10 +26,10 @@ from typing import Any
 
 from dune_env.harness import run_benchmark
 from dune_env.harness.benchmark import run_games
-from dune_env.harness.report import outcomes
-from dune_env.harness.sprt import SprtDesign, deal_scores, decide, default_block
-from dune_env.harness.stats import Z95, fit_strength
-from dune_env.harness.types import GameFailure, SeatResult
+from dune_env.harness.play.types import GameFailure, SeatResult
+from dune_env.harness.stats.sprt import SprtDesign, deal_scores, decide, default_block
+from dune_env.harness.stats.strength import Z95, fit_strength
+from dune_env.harness.stats.summary import outcomes
 from dune_env.match import schedule
 from dune_env.seatings import deal_seatings
 
@@ -74,7 +74,7 @@ def luck_power(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
             [a, b],
             4,
             args.luck - args.luck % per_deal,
-            args.seed,
+            seed=args.seed,
             workers=args.workers,
             out_dir=out_dir / "luck" / f"{a}_vs_{b}",
             resume=(out_dir / "luck" / f"{a}_vs_{b}" / "run.json").exists(),

@@ -5,7 +5,7 @@
 
 `--measure`: plays duplicate deals of heuristic line-ups under random seatings (every deal in
 `--arrangements` arrangements drawn uniformly from all n!, each deal's own draw) at 4, 5 and 6
-players and fits the strength model (dune_env/harness/stats.py) with, besides policy and
+players and fits the strength model (dune_env/harness/stats/strength.py) with, besides policy and
 faction, the seat and the policy sitting d seats before and after each seat, d = 1 .. n/2.
 Prints per term its largest effect (log-odds, with a 95% bootstrap interval over deals) and the
 likelihood-ratio test of the term (chi-squared, levels - 1 degrees of freedom); and, as plain
@@ -38,9 +38,9 @@ import numpy as np
 
 from dune_env.harness import run_benchmark
 from dune_env.harness.benchmark import run_games
-from dune_env.harness.report import outcomes
-from dune_env.harness.stats import fit_strength
-from dune_env.harness.types import SeatResult
+from dune_env.harness.play.types import SeatResult
+from dune_env.harness.stats.strength import fit_strength
+from dune_env.harness.stats.summary import outcomes
 from dune_env.match import schedule
 from dune_env.seatings import deal_seatings
 
@@ -168,7 +168,7 @@ def analyse(n: int, games: list, seed: int, boot: int, out: dict[str, Any]) -> d
 
 def _by_predecessor(rows: list[SeatResult], n: int) -> dict[str, dict[str, list[float]]]:
     """Each policy's control-win rate (and seats) by the policy acting just before it."""
-    from dune_env.harness.report import is_control_win
+    from dune_env.harness.stats.scores import is_control_win
 
     seats: dict[int, dict[int, SeatResult]] = {}
     for r in rows:
@@ -235,7 +235,7 @@ def check(n: int, seatings: str | None, seed: int, workers: int, out: Path) -> l
 
 def read_rows(run: Path) -> list[SeatResult]:
     """A finished run's results.csv, checked against the schedule its run.json describes."""
-    from dune_env.harness.resume_check import read_checked_results
+    from dune_env.harness.runs.resume_check import read_checked_results
 
     record = json.loads((run / "run.json").read_text())
     specs = schedule(

@@ -24,13 +24,13 @@ _activate_build()
 
 if TYPE_CHECKING:
     from . import dune_v1
-    from .environment.aec import env, raw_env
-    from .environment.single_agent import DuneSingleAgentEnv
+    from .dune_v1 import env, raw_env
+    from .single_agent import DuneSingleAgentEnv
 
 _LAZY = {
-    "env": ("dune_env.environment.aec", "env"),
-    "raw_env": ("dune_env.environment.aec", "raw_env"),
-    "DuneSingleAgentEnv": ("dune_env.environment.single_agent", "DuneSingleAgentEnv"),
+    "env": ("dune_env.dune_v1", "env"),
+    "raw_env": ("dune_env.dune_v1", "raw_env"),
+    "DuneSingleAgentEnv": ("dune_env.single_agent", "DuneSingleAgentEnv"),
 }
 _LAZY_MODULES = ("dune_v1", "dune_v0", "engine", "environment", "policies", "harness")
 

@@ -2,7 +2,7 @@
 
 The benchmark's workers send a game's chosen options (forced decisions excluded: what
 `Game.chosen_options` lists), the benchmark replays them on its own engine (`replay`;
-harness/replayed.py), and keeps them in its run folder, one line a game (`decisions_line`,
+harness/play/replayed.py), and keeps them in its run folder, one line a game (`decisions_line`,
 `read_decisions`: `decisions.jsonl`), from which `--resume` and `dune-replay --benchmark`
 replay every game.  Everything read here is bounded: at most MAX_GAME_OPTIONS small options a
 game, lines of at most MAX_DECISIONS_LINE bytes (`bounded_lines`).

@@ -1,7 +1,7 @@
 """One match: seat policies resolved and seeded once, decisions played, the result read.
 
 Everything that plays games between policies goes through here: the benchmark harness
-(`harness/runner.py`), the replay recorder (`replay/record.py`), `dune-play`'s session, the
+(`harness/play/runner.py`), the replay recorder (`replay/record.py`), `dune-play`'s session, the
 single-agent environment and the vector environment.  So a replay reproduces a benchmark game
 exactly: it is played by the same loop, seeded by the same rule.
 
@@ -151,7 +151,7 @@ def play(
     caps the decisions played by this call (PolicyActionError "decision-cap").  `status` (if
     given) is kept at [deciding seat, decision number, time.monotonic() when it was asked]
     for a watchdog.  `step(game, option)` (if given) applies each chosen option instead of
-    `game.apply`, e.g. a `harness.luck.LuckMeter` measuring the dice's luck as it goes."""
+    `game.apply`, e.g. a `harness.play.luck.LuckMeter` measuring the dice's luck as it goes."""
     state = game.state
     apply = step if step is not None else _apply
     trusted = [not protect or is_builtin(p) for p in policies]
@@ -232,7 +232,7 @@ class GameSpec:
     seat_policies: tuple[str, ...]
     factions: tuple[int, ...]
     config: tuple[tuple[str, Any], ...] = ()
-    # Resampled rolls per roll for luck-adjusted outcomes (harness/luck.py); 0: not measured.
+    # Resampled rolls per roll for luck-adjusted outcomes (harness/play/luck.py); 0: not measured.
     luck_samples: int = 0
     luck_model: str = ""  # the value model's file for the luck ("": the shipped one)
 
@@ -334,7 +334,7 @@ def schedule(
     faction F_b[(s + g // n) mod n], a Latin square over every n*n games (block b = g // (n*n)
     rotates the available factions at 3-4 players).
 
-    `luck_samples`, `luck_model`: set on every game (`GameSpec`, harness/luck.py)."""
+    `luck_samples`, `luck_model`: set on every game (`GameSpec`, harness/play/luck.py)."""
     base = lineup(policies, num_players)
     n = num_players
     check_seatings(seatings)
@@ -394,7 +394,7 @@ class Outcome:
     bg_took: int  # 1 if the Bene Gesserit took the win it predicted (BG-0)
     rounds: int
     decisions: int
-    # Per seat, the summed luck of its dice per metric (harness/luck.py); () when not measured.
+    # Per seat, the summed luck of its dice per metric (harness/play/luck.py); () when not measured.
     luck: tuple[tuple[float, ...], ...] = ()
 
 

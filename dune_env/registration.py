@@ -23,7 +23,7 @@ def register_gymnasium_envs() -> None:
         return
     gymnasium.register(
         id=GYMNASIUM_ID,
-        entry_point="dune_env.environment.single_agent:DuneSingleAgentEnv",
+        entry_point="dune_env.single_agent:DuneSingleAgentEnv",
         # No time limit: the game ends by itself (six rounds at most, DEF-3).
         # Outermost, so that `make(...).action_masks()` answers as sb3-contrib users expect.
         additional_wrappers=(

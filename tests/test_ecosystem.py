@@ -90,6 +90,22 @@ def test_policy_action_takes_engine_policies_and_observation_callables() -> None
         env.policy_action("nope")
 
 
+def test_the_environment_layer_resolves_no_policy_names() -> None:
+    """Names are resolved by dune_env.match (dune_v1's environment); the environment layer's
+    own environment plays policies only and says where names are taken."""
+    from dune_env.environment import aec
+
+    layer_env = aec.raw_env(num_players=3)
+    layer_env.reset(seed=2)
+    with pytest.raises(TypeError, match="resolves no policy names; build it with dune_env.env"):
+        layer_env.policy_action("aggressive")
+    named = dune_env.raw_env(num_players=3)
+    named.reset(seed=2)
+    assert isinstance(named, aec.raw_env)
+    bot = load_policy("aggressive", seed=named.game.state.pending_seat)  # type: ignore[union-attr]
+    assert named.policy_action("aggressive") == layer_env.policy_action(bot)
+
+
 def test_single_agent_opponents_by_name() -> None:
     env = dune_env.DuneSingleAgentEnv(num_players=4, opponents="aggressive")
     assert all(getattr(p, "name", None) == "aggressive" for p in env._opponents)

@@ -20,8 +20,8 @@ import pytest
 
 from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.luck import VALUE_FILE, LuckModelError, ValueModel
-from dune_env.harness.outputs import OutputError, prepare_out_dir, read_run_record
+from dune_env.harness.play.luck import VALUE_FILE, LuckModelError, ValueModel
+from dune_env.harness.runs.outputs import OutputError, prepare_out_dir, read_run_record
 from dune_env.harness.suite import prepare_suite_dir
 from dune_env.replay.cli import main as replay_main
 

@@ -7,8 +7,7 @@ from gymnasium.utils import seeding
 
 from dune_env.engine import Game
 from dune_env.environment.action_table import KIND_OFFSET
-from dune_env.environment.seating import draw_game_seed
-from dune_env.harness.runner import play_game
+from dune_env.harness.play.runner import play_game
 from dune_env.match import (
     GameSpec,
     final_outcome,
@@ -18,6 +17,7 @@ from dune_env.match import (
     seat_seed,
 )
 from dune_env.replay import play_policies
+from dune_env.single_agent.seating import draw_game_seed
 from dune_env.vector import BatchedGames
 
 LINEUP = ("aggressive-eps20", "random", "economic", "aggressive")

@@ -59,7 +59,7 @@ def evaluate_against(
     the summary's strengths are measured against the opponent.  The harness's reports are
     written into `out_dir` if given."""
     from dune_env.harness import run_benchmark
-    from dune_env.harness.report import summarise
+    from dune_env.harness.stats.summary import summarise
 
     games = whole_deals([checkpoint] + [opponent] * (players - 1), players, games)
     result = run_benchmark(
@@ -87,7 +87,7 @@ def evaluate_against(
 
 def evaluation_record(summary: dict[str, Any], name: str) -> dict[str, Any]:
     """What evaluation.json keeps of one opponent's summary."""
-    from dune_env.harness.verdict import judgement, verdict_line
+    from dune_env.harness.stats.verdict import judgement, verdict_line
 
     me = summary["policies"][name]
     return {
@@ -195,7 +195,7 @@ def evaluate_model(model: Any, plan: EvaluationPlan, run_dir: Path) -> dict[str,
 
 def main(argv: list[str] | None = None) -> int:
     from dune_env.engine import ConfigError
-    from dune_env.harness.verdict import legend, verdicts
+    from dune_env.harness.stats.verdict import legend, verdicts
     from dune_env.policies.registry import PolicyLoadError, load_policy
 
     parser = argparse.ArgumentParser(

@@ -1,4 +1,4 @@
-"""Train the value model of luck-adjusted benchmarks (dune_env/harness/luck.py).
+"""Train the value model of luck-adjusted benchmarks (dune_env/harness/play/luck.py).
 
     python -m training.luck_value --games 3000 --out dune_env/harness/data/luck_value.npz
 
@@ -6,7 +6,8 @@
    `random`) at 3-6 players, line-ups drawn at random, played by the harness's own loop
    (`dune_env.match`).  After every roll, with probability `--keep`, each seat's observation
    is kept, labelled with whether that seat went on to win and to win by control
-   (`harness.report.is_control_win`).  Games are split into training and held-out sets by game.
+   (`harness.stats.scores.is_control_win`).  Games are split into training and held-out sets
+   by game.
 2. **Model**: an MLP (`--hidden`, ReLU) with two sigmoid outputs, binary cross-entropy, Adam,
    the epoch with the best held-out loss kept.
 3. **Report**: held-out log-loss and Brier score against the base rate, and the fraction of the
@@ -27,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from dune_env.engine import Game
-from dune_env.harness.luck import LUCK_METRICS, VALUE_FILE, ValueModel, roll_key, rolled
-from dune_env.harness.report import is_control_win
-from dune_env.harness.types import seat_rows
+from dune_env.game_log import roll_key, rolled
+from dune_env.harness.play.luck import LUCK_METRICS, VALUE_FILE, ValueModel
+from dune_env.harness.play.types import seat_rows
+from dune_env.harness.stats.scores import is_control_win
 from dune_env.match import GameSpec, final_outcome, play_seated, seat_spec
 
 POLICY_MIX = (

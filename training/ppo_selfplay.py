@@ -120,7 +120,7 @@ def make_env(cfg: PPOSelfPlayConfig, pool_dir: Path, rank: int, seed: int) -> An
     def thunk() -> Any:
         from stable_baselines3.common.monitor import Monitor
 
-        from dune_env.environment.single_agent import DuneSingleAgentEnv
+        from dune_env.single_agent import DuneSingleAgentEnv
         from training.opponent_pool import make_pool
 
         players = cfg.run.num_players

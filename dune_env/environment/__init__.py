@@ -1,7 +1,9 @@
-"""The PettingZoo environment `dune_v1` and the single-agent Gymnasium wrapper.
+"""The PettingZoo environment `dune_v1`: its parts (the action table, the observer and its
+layouts, rendering) and the AEC environment (`aec.py`).
 
-`dune_env.env()` / `dune_env.raw_env()` (or `dune_env.dune_v1.env()`) build the environment;
-this package holds its parts: the action table, the observer and its layouts, rendering.
+`dune_env.env()` / `dune_env.raw_env()` (or `dune_env.dune_v1.env()`) build it with policy
+names resolved by `dune_env.match` (dune_v1.py); the single-agent Gymnasium view above the match
+layer is `dune_env.single_agent`, registered here with Gymnasium by its entry point.
 """
 
 from ..registration import GYMNASIUM_ID, register_gymnasium_envs

@@ -331,7 +331,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
         `policy` is an engine policy (`act(game, seat)`, e.g. `load_policy("aggressive")`), an
         observation callable `(observation, action_mask) -> action id`, or a registered name
-        (loaded once per environment and seat, seeded by the seat).  Engine policies see the
+        (`named_policy`: in the environments of `dune_env.env()` and `dune_env.raw_env()`,
+        loaded once per environment and seat, seeded by the seat).  Engine policies see the
         game through their own information rules (see `dune_env.policies.base`)."""
         game = self._require_game()
         if self._done:
@@ -341,12 +342,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
             )
         seat = game.state.pending_seat
         if isinstance(policy, str):
-            from ..match import seat_policy  # names are resolved above the environment
-
-            cache: dict[tuple[str, int], Any] = self.__dict__.setdefault("_named_policies", {})
-            if (policy, seat) not in cache:
-                cache[(policy, seat)] = seat_policy(policy, seat)
-            policy = cache[(policy, seat)]
+            policy = self.named_policy(policy, seat)
         if callable(getattr(policy, "act", None)):
             option = policy.act(game, seat)
             opts = self._legal(game.state)
@@ -362,6 +358,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         raise TypeError(
             "policy_action takes an engine policy (with act(game, seat)), a callable "
             f"(observation, action_mask) -> action id, or a policy name; not {policy!r}"
+        )
+
+    def named_policy(self, name: str, seat: int) -> Any:
+        """The policy a name stands for at `seat`.  Names are resolved above the environment
+        layer, by `dune_env.match`: the environment of `dune_env.env()`, `dune_env.raw_env()`
+        and `dune_env.dune_v1` answers (dune_v1.py); this one refuses with a TypeError."""
+        raise TypeError(
+            f"policy name {name!r}: this environment resolves no policy names; build it with "
+            "dune_env.env() or dune_env.raw_env(), or pass load_policy(name)"
         )
 
     def step(self, action: Any) -> None:
@@ -530,4 +535,9 @@ def env(**config: Any) -> DuneOrderEnforcing:
     TerminateIllegalWrapper: illegal actions are handled by the raw environment as configured
     (illegal_action="raise" or "penalize"), so both settings mean the same wrapped or not.
     """
-    return DuneOrderEnforcing(DuneAssertOutOfBounds(raw_env(**config)))
+    return wrap(raw_env(**config))
+
+
+def wrap(raw: raw_env) -> DuneOrderEnforcing:
+    """`raw` in PettingZoo's classic stack of wrappers (`env`)."""
+    return DuneOrderEnforcing(DuneAssertOutOfBounds(raw))

@@ -4,7 +4,8 @@
 
 Seats are filled by repeating the policy list; seats and factions are rotated so that every
 policy plays every seat and faction equally.  Writes results.csv (one row per game and seat),
-summary.json, report.md and plots into --out, and prints the leaderboard.
+summary.json, report.md and plots into --out, and prints the leaderboard.  --sprt runs the
+sequential test instead, --suite the standard suite.
 """
 
 from __future__ import annotations
@@ -14,20 +15,37 @@ import contextlib
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
-from ..match import DEFAULT_MAX_DECISIONS
+from ..match import DEFAULT_MAX_DECISIONS, lineup
 from ..policies.registry import policy_names
-from ..seatings import DEFAULT_SEATINGS, SEATINGS
+from ..seatings import DEFAULT_SEATINGS, SEATINGS, deal_seatings
+from .benchmark import BenchmarkResult, run_benchmark
 from .exits import bad_input_errors, interrupted, refused
-from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
-from .luck import LUCK_RESULT, LUCK_START
-from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
-
-if TYPE_CHECKING:
-    from .benchmark import BenchmarkResult
+from .options import MAX_BOOTSTRAP, RunOptions
+from .play.luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
+from .runs.outputs import default_out_dir
+from .sprt_run import SprtResult, run_sprt, sprt_text
+from .stats.sprt import SprtDesign, default_block
+from .stats.verdict import legend, verdicts
+from .suite import DEFAULT_CANDIDATES, REFERENCES, SUITE_NAME, SUITE_VERSION, SuiteResult, run_suite
 
 DEFAULT_POLICIES = ("aggressive", "economic", "random")
+SPRT_FLAGS = ("--max-games", "--sprt-delta", "--alpha", "--beta", "--sprt-block", "--sprt-metric")
+# What `dune-bench --luck-adjust` says before the games and with the results.
+LUCK_START = (
+    "Luck-adjusted run (--luck-adjust {samples}): every roll is replayed {samples} times to "
+    "value its luck, so games take about 100 times as long as without it (heuristics: about "
+    "half a game a second on one core)."
+)
+LUCK_RESULT = (
+    "Luck-adjusted: the strengths and the paired control-win differences below use each "
+    "seat's score minus its dice luck; the win and control-win rates are the raw ones "
+    "(summary.json's luck_adjusted holds the unadjusted fit)."
+)
+Result = TypeVar("Result")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,9 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_game_arguments(parser)
     _add_run_arguments(parser)
-    from .sprt_cli import add_sprt_arguments
-
-    add_sprt_arguments(parser)
+    _add_sprt_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
@@ -88,7 +104,7 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bootstrap",
         type=int,
-        default=200,
+        default=None,
         help="bootstrap resamples for the strength intervals (default 200; 0: none)",
     )
     parser.add_argument(
@@ -193,6 +209,128 @@ def parse_game_options(items: list[str], prog: str = "dune-bench") -> dict[str, 
     return options
 
 
+def _add_sprt_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "sequential test (--sprt; docs/baselines.md, 'Sequential testing')"
+    )
+    group.add_argument(
+        "--sprt",
+        action="store_true",
+        help="test whether the first policy beats the second by at least DELTA1 (H1) or by at\n"
+        "most DELTA0 (H0) on duplicate deals, stopping as soon as the evidence decides",
+    )
+    group.add_argument(
+        "--max-games",
+        type=int,
+        default=None,
+        help="with --sprt: stop undecided after this many games, a multiple of players x\n"
+        "--sprt-block (default: the largest up to 4000)",
+    )
+    group.add_argument(
+        "--sprt-delta",
+        nargs=2,
+        type=float,
+        default=None,
+        metavar=("DELTA0", "DELTA1"),
+        help="with --sprt: the effect (A's per-seat rate minus B's) under H0 and H1\n"
+        "(default 0 0.03: 3 points of control-win rate)",
+    )
+    group.add_argument(
+        "--alpha", type=float, default=None, help="with --sprt: the false H1 rate (default 0.05)"
+    )
+    group.add_argument(
+        "--beta", type=float, default=None, help="with --sprt: the false H0 rate (default 0.05)"
+    )
+    group.add_argument(
+        "--sprt-block",
+        type=int,
+        default=None,
+        metavar="DEALS",
+        help="deals per step of the test (default: the fewest holding 48 games)",
+    )
+    group.add_argument(
+        "--sprt-metric",
+        choices=["control", "win"],
+        default=None,
+        help="the per-seat rate compared: control wins (default) or all wins",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    # `module:attr` policies resolve from the working directory, as with `python -m`.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    refusal = _refusal(args)
+    if refusal:
+        print(f"dune-bench: {refusal}", file=sys.stderr)
+        return 2
+    out = args.out if args.out is not None else str(default_out_dir())
+    # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        if args.sprt:
+            return _sprt(args, out)
+        if args.suite:
+            return _suite(args, out)
+        return _benchmark(args, out)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _refusal(args: argparse.Namespace) -> str:
+    """Why the command line cannot run ("" when it can): flags that need another, or that the
+    chosen protocol fixes itself."""
+    if args.resume and args.out is None:
+        return "--resume needs --out, the folder of the run to continue"
+    if args.address is not None and args.backend != "ray":
+        return "--address is only used with --backend ray"
+    if args.save_replays < 0:
+        return "--save-replays must be 0 or more"
+    if args.bootstrap is not None and not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
+        return f"--bootstrap must be from 0 to {MAX_BOOTSTRAP:,}"
+    sprt_flags = [f for f in SPRT_FLAGS if getattr(args, f[2:].replace("-", "_")) is not None]
+    if sprt_flags and not args.sprt:
+        return f"{' '.join(sprt_flags)} need --sprt"
+    if args.sprt:
+        return _sprt_refusal(args)
+    if args.suite:
+        fixed = _given(args, "--players", "--games", "--duplicate", "--seatings", "--set")
+        fixed += _given(args, "--luck-adjust", "--luck-model", "--save-replays")
+        if fixed:
+            return (
+                "--suite fixes the player counts, games, schedule and game options (no "
+                f"--save-replays); drop {' '.join(fixed)}"
+            )
+    return ""
+
+
+def _sprt_refusal(args: argparse.Namespace) -> str:
+    """Why the command line cannot run a sequential test ("" when it can)."""
+    fixed = _given(args, "--suite", "--games", "--save-replays")
+    if fixed:
+        return (
+            "--sprt chooses the number of games itself (give --max-games) and always plays "
+            f"duplicate deals; drop {' '.join(fixed)}"
+        )
+    if args.bootstrap is not None:  # (ignored before this version; now said)
+        return "--sprt draws no bootstrap (the test has no strength intervals); drop --bootstrap"
+    if not args.policies or len(args.policies) < 2:
+        return "--sprt needs --policies A B [others]: A is tested against B"
+    return ""
+
+
+def _given(args: argparse.Namespace, *flags: str) -> list[str]:
+    """The `flags` given on the command line (set away from their defaults)."""
+    defaults = vars(build_parser().parse_args([]))
+    names = {flag: flag[2:].replace("-", "_") for flag in flags}
+    return [flag for flag, name in names.items() if getattr(args, name) != defaults[name]]
+
+
 def _workers(args: argparse.Namespace) -> int | None:
     """--workers, defaulting to all local cores (None under Ray: all the cluster's CPUs)."""
     if args.workers is not None or args.backend == "ray":
@@ -200,142 +338,73 @@ def _workers(args: argparse.Namespace) -> int | None:
     return os.cpu_count() or 1
 
 
-def _run_options(args: argparse.Namespace, out: str) -> dict[str, Any]:
-    """What a single run, a suite and a sequential test take from the command line alike."""
-    return {
-        "workers": _workers(args),
-        "out_dir": out,
-        "progress": not args.no_progress,
-        "plots": not args.no_plots,
-        "move_timeout": args.move_timeout,
-        "max_decisions": args.max_decisions,
-        "resume": args.resume,
-        "trust_checkpoints": args.trust_checkpoints,
-        "backend": args.backend,
-        "address": args.address,
-    }
+def run_options(args: argparse.Namespace, out: str) -> RunOptions:
+    """The `RunOptions` of the command line (checked: a bad value is a ValueError naming it);
+    a luck-adjusted run says up front that it is slow."""
+    options = RunOptions(
+        seed=args.seed,
+        config=parse_game_options(args.set),
+        seatings=args.seatings,
+        luck_samples=args.luck_adjust,
+        luck_model=args.luck_model,
+        bootstrap=200 if args.bootstrap is None else args.bootstrap,
+        workers=_workers(args),
+        backend=args.backend,
+        address=args.address,
+        move_timeout=args.move_timeout,
+        max_decisions=args.max_decisions,
+        trust_checkpoints=args.trust_checkpoints,
+        out_dir=out,
+        resume=args.resume,
+        overwrite=False,
+        progress=not args.no_progress,
+        plots=not args.no_plots,
+    )
+    if options.luck_samples:
+        print(LUCK_START.format(samples=options.luck_samples), flush=True)
+    return options
+
+
+def _played(play: Callable[[], Result], again: str) -> Result | int:
+    """`play()`'s result, or the exit code of a run it cannot finish: 2 with one line when the
+    input was bad, 130 when interrupted, saying how to go on (`again`)."""
+    try:
+        return play()
+    except bad_input_errors() as exc:
+        return refused(exc)
+    except KeyboardInterrupt:
+        return interrupted(again)
+
+
+# --- the benchmark ------------------------------------------------------------------------------
+
+
+def _benchmark(args: argparse.Namespace, out: str) -> int:
+    def play() -> BenchmarkResult:
+        return run_benchmark(
+            args.policies or list(DEFAULT_POLICIES),
+            num_players=4 if args.players is None else args.players,
+            games=100 if args.games is None else args.games,
+            duplicate=args.duplicate,
+            options=run_options(args, out),
+        )
+
+    result = _played(
+        play,
+        f"the finished games are summarised in {out}/summary.json "
+        f"(continue with --resume --out {out})",
+    )
+    if isinstance(result, int):
+        return result
+    return _report_run(args, result, out)
 
 
 def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> None:
     """The plain-language verdicts, then the legend of the terms."""
-    from .verdict import legend, verdicts
-
     lines = verdicts(summary, names)
     if lines:
         print("\n" + "\n".join(lines))
     print("\n" + legend())
-
-
-def _suite_args(args: argparse.Namespace) -> list[str]:
-    """The arguments that name the suite run (to repeat with --resume)."""
-    named = ["--suite", args.suite]
-    named += ["--policies", *args.policies] if args.policies else []
-    named += ["--seed", str(args.seed)] if args.seed else []
-    named += ["--trust-checkpoints"] if args.trust_checkpoints else []
-    return named
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def main(argv: list[str] | None = None) -> int:
-    from .benchmark import run_benchmark
-    from .outputs import default_out_dir
-    from .sprt_cli import given_sprt_flags, run_sprt_command
-
-    args = build_parser().parse_args(argv)
-    # `module:attr` policies resolve from the working directory, as with `python -m`.
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    if args.resume and args.out is None:
-        print(
-            "dune-bench: --resume needs --out, the folder of the run to continue", file=sys.stderr
-        )
-        return 2
-    if args.address is not None and args.backend != "ray":
-        print("dune-bench: --address is only used with --backend ray", file=sys.stderr)
-        return 2
-    out = args.out if args.out is not None else str(default_out_dir())
-    # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    from .types import MAX_BOOTSTRAP
-
-    if not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
-        print(f"dune-bench: --bootstrap must be from 0 to {MAX_BOOTSTRAP:,}", file=sys.stderr)
-        return 2
-    if args.save_replays < 0:
-        print("dune-bench: --save-replays must be 0 or more", file=sys.stderr)
-        return 2
-    if args.sprt or given_sprt_flags(args):
-        if not args.sprt:
-            print(f"dune-bench: {' '.join(given_sprt_flags(args))} need --sprt", file=sys.stderr)
-            return 2
-        try:
-            return run_sprt_command(args, _run_options(args, out), parse_game_options(args.set))
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-    if args.suite:
-        fixed = _flags_the_suite_fixes(args)
-        if fixed:
-            print(
-                f"dune-bench: --suite fixes the player counts, games, schedule and game options "
-                f"(no --save-replays); "
-                f"drop {' '.join(fixed)}",
-                file=sys.stderr,
-            )
-            return 2
-        try:
-            return _run_suite(args, out)
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-    if args.luck_adjust:
-        print(LUCK_START.format(samples=args.luck_adjust), flush=True)
-    try:
-        result = run_benchmark(
-            args.policies or list(DEFAULT_POLICIES),
-            num_players=4 if args.players is None else args.players,
-            games=100 if args.games is None else args.games,
-            seed=args.seed,
-            config=parse_game_options(args.set),
-            overwrite=False,
-            duplicate=args.duplicate,
-            seatings=args.seatings,
-            bootstrap=args.bootstrap,
-            luck_samples=args.luck_adjust,
-            luck_model=args.luck_model,
-            **_run_options(args, out),
-        )
-    except bad_input_errors() as exc:
-        return refused(exc)
-    except KeyboardInterrupt:
-        return interrupted(
-            f"the finished games are summarised in {out}/summary.json "
-            f"(continue with --resume --out {out})"
-        )
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    return _report_run(args, result, out)
-
-
-def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
-    """The given flags that --suite does not take (it fixes what they would set)."""
-    fixed = [
-        flag
-        for flag, given in (
-            ("--players", args.players is not None),
-            ("--games", args.games is not None),
-            ("--duplicate", args.duplicate),
-            ("--seatings", args.seatings != DEFAULT_SEATINGS),
-            ("--set", bool(args.set)),
-            ("--luck-adjust", bool(args.luck_adjust)),
-            ("--luck-model", bool(args.luck_model)),
-        )
-        if given
-    ]
-    if args.save_replays:
-        fixed.append("--save-replays")
-    return fixed
 
 
 def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> int:
@@ -346,7 +415,7 @@ def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> 
     print_verdicts(result.summary)
     meta = result.summary["meta"]
     if args.save_replays:
-        from .replays import save_replays
+        from .runs.replays import save_replays
 
         kept = save_replays(
             out, result.rows, result.failures, args.save_replays, args.trust_checkpoints
@@ -369,11 +438,56 @@ def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> 
     return 0
 
 
-def _run_suite(args: argparse.Namespace, out: str) -> int:
-    from pathlib import Path
+# --- the sequential test ------------------------------------------------------------------------
 
-    from .suite import run_suite
 
+def _sprt(args: argparse.Namespace, out: str) -> int:
+    """`dune-bench --sprt`: exit 0 when decided, 3 when undecided at the maximum, 1 when a game
+    failed, 2 on bad arguments, 130 on interruption."""
+
+    def play() -> SprtResult:
+        delta0, delta1 = args.sprt_delta or (0.0, 0.03)
+        players = 4 if args.players is None else args.players
+        per_deal = len(deal_seatings(lineup(args.policies, players), args.seatings))
+        design = SprtDesign(
+            delta0=delta0,
+            delta1=delta1,
+            alpha=0.05 if args.alpha is None else args.alpha,
+            beta=0.05 if args.beta is None else args.beta,
+            block=default_block(per_deal) if args.sprt_block is None else args.sprt_block,
+        )
+        return run_sprt(
+            args.policies,
+            num_players=players,
+            max_games=args.max_games,
+            design=design,
+            metric=args.sprt_metric or "control",
+            options=run_options(args, out),
+        )
+
+    result = _played(
+        play,
+        f"the test so far is in {out}/summary.json (continue with the same command plus "
+        f"--resume --out {out})",
+    )
+    if isinstance(result, int):
+        return result
+    print(sprt_text(result.summary))
+    print(f"\nreport written to {out}/report.md (LLR trace: {out}/sprt.png)")
+    if result.failures:
+        print(
+            f"{len(result.failures)} game(s) failed, the test stopped; see {out}/failures.txt "
+            f"(--resume plays them again)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0 if result.decision.decision != "undecided" else 3
+
+
+# --- the standard suite -------------------------------------------------------------------------
+
+
+def _suite(args: argparse.Namespace, out: str) -> int:
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         print(f"dune-bench: --out {out} is an existing file, not a folder", file=sys.stderr)
@@ -385,26 +499,21 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        if args.backend == "ray":  # one Ray connection for all the suite's line-ups
-            from .backends import ray_session
 
-            session: Any = ray_session(args.address)
-        else:
-            session = contextlib.nullcontext()
+    def play() -> SuiteResult:
+        options = run_options(args, out)
+        session: Any = contextlib.nullcontext()
+        if args.backend == "ray":  # one Ray connection for all the suite's line-ups
+            from .play.backends import ray_session
+
+            session = ray_session(args.address)
         with session:
-            result = run_suite(
-                args.policies,
-                short=args.suite == "standard-short",
-                bootstrap=args.bootstrap,
-                seed=args.seed,
-                **_run_options(args, out),
-            )
-    except bad_input_errors() as exc:
-        return refused(exc)
-    except KeyboardInterrupt:
-        again = " ".join([*_suite_args(args), "--resume", "--out", out])
-        return interrupted(f"the suite was not finished (continue with {again})")
+            return run_suite(args.policies, short=args.suite == "standard-short", options=options)
+
+    again = " ".join([*_suite_args(args), "--resume", "--out", out])
+    result = _played(play, f"the suite was not finished (continue with {again})")
+    if isinstance(result, int):
+        return result
     print(result.text)
     _print_placement(result.summaries, args)
     print(
@@ -413,10 +522,18 @@ def _run_suite(args: argparse.Namespace, out: str) -> int:
     return 1 if result.failures else 0
 
 
+def _suite_args(args: argparse.Namespace) -> list[str]:
+    """The arguments that name the suite run (to repeat with --resume)."""
+    named = ["--suite", args.suite]
+    named += ["--policies", *args.policies] if args.policies else []
+    named += ["--seed", str(args.seed)] if args.seed else []
+    named += ["--trust-checkpoints"] if args.trust_checkpoints else []
+    return named
+
+
 def _print_placement(summaries: dict[int, dict[str, Any]], args: argparse.Namespace) -> None:
     """Where the suite's candidates land in the published table (docs/leaderboard.md)."""
     from .leaderboard import LeaderboardError, load_published, placement_text
-    from .suite import DEFAULT_CANDIDATES
 
     candidates = list(dict.fromkeys(args.policies or DEFAULT_CANDIDATES))
     try:

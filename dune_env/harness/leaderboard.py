@@ -125,7 +125,7 @@ def count_table(summary: dict[str, Any]) -> dict[str, Any]:
     order (verdict.standings), each with its rank (shared when the paired difference to the
     row above has an interval containing 0) and that difference.  LeaderboardError when the
     summary does not have a summary's shape."""
-    from .verdict import standings
+    from .stats.verdict import standings
 
     _check_summary(summary)
     fit = summary.get("strength_fit") or {}
@@ -649,10 +649,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         from .exits import bad_input_errors
+        from .options import RunOptions
         from .suite import run_suite
 
         try:
-            run_suite(None, workers=args.workers, out_dir=folder, progress=True, resume=args.resume)
+            options = RunOptions(
+                workers=args.workers, out_dir=folder, progress=True, resume=args.resume
+            )
+            run_suite(None, options=options)
         except bad_input_errors() as exc:
             print(f"leaderboard: {_plain(exc, 500)}", file=sys.stderr)
             return 2

@@ -1,5 +1,6 @@
-"""`dune-bench --sprt`: play duplicate deals of A (the first policy) against B (the second) one
-block at a time until the sequential test (harness/sprt.py) decides, or `max_games` is reached.
+"""The sequential test (`run_sprt`, `dune-bench --sprt`): play duplicate deals of A (the first
+policy) against B (the second) one block at a time until the test (stats/sprt.py) decides, or
+`max_games` is reached.
 
 The games are those of `schedule(..., duplicate=True, seatings=...)` for `max_games`, in deal
 order (a deal: every seating of the line-up's design, `dune_env.seatings`); each block of deals
@@ -11,30 +12,20 @@ summary.json (the decision and the LLR trace), report.md and sprt.png.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
-from ..provenance import software_record
-from ..seatings import DEFAULT_SEATINGS, deal_seatings
-from .benchmark import (
-    check_luck,
-    check_options,
-    checked_policies,
-    checked_timeout,
-    keep_result,
-    open_results,
-    play_items,
-    run_record,
-)
-from .outputs import CsvSink
-from .report import save_figure, write_json
-from .sprt import (
+from ..match import lineup
+from ..seatings import deal_seatings
+from .frame import finish_run, play_run, prepare, run_meta
+from .options import RunOptions, with_given
+from .play.types import GameFailure, SeatResult
+from .runs.report import save_figure
+from .stats.sprt import (
     H0,
     H1,
+    METRICS,
     Decision,
     SprtDesign,
     deal_scores,
@@ -42,7 +33,6 @@ from .sprt import (
     default_block,
     fixed_sample_deals,
 )
-from .types import GameFailure, SeatResult
 
 DEFAULT_MAX_GAMES = 4000  # rounded down to whole blocks
 
@@ -199,201 +189,77 @@ def write_sprt_plot(summary: dict[str, Any], out_dir: Path) -> Path:
     return save_figure(fig, out_dir / "sprt.png")
 
 
-def _checked_max_games(
-    design: SprtDesign,
-    metric: str,
+def _sized(
+    policies: list[str],
     num_players: int,
-    per_deal: int,
+    design: SprtDesign | None,
+    metric: str,
     max_games: int | None,
-    seed: int,
-    workers: int | None,
-    config: dict[str, Any] | None,
-) -> int:
-    """`max_games` (default: the most whole blocks up to DEFAULT_MAX_GAMES, at least two)
-    once the metric and the run's options are checked; ValueError names what is wrong."""
-    from .sprt import METRICS
-
+    options: RunOptions,
+) -> tuple[int, SprtDesign, int]:
+    """The games a deal, the test's design (default: `default_block` deals a block) and the
+    maximum number of games (default: the most whole blocks up to DEFAULT_MAX_GAMES, at least
+    two); ValueError names what is wrong."""
+    if len(policies) < 2 or policies[0] == policies[1]:
+        raise ValueError("the sequential test compares the first two policies: give two different")
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
+    per_deal = len(deal_seatings(lineup(policies, num_players), options.seatings))
+    design = design or SprtDesign(block=default_block(per_deal))
     unit = per_deal * design.block
     if max_games is None:
         max_games = max(2 * unit, DEFAULT_MAX_GAMES - DEFAULT_MAX_GAMES % unit)
-    check_options(num_players, max_games, seed, workers, config)
+    options.check_game(num_players, max_games)
     if max_games % unit or max_games < 2 * unit:
         raise ValueError(
             f"max games {max_games}: the test plays blocks of {design.block} deals of "
             f"{per_deal} games; give a multiple of {unit} of at least {2 * unit}"
         )
-    return max_games
-
-
-def _sized(
-    policies: list[str],
-    num_players: int,
-    seatings: str,
-    design: SprtDesign | None,
-    metric: str,
-    max_games: int | None,
-    seed: int,
-    workers: int | None,
-    config: dict[str, Any] | None,
-) -> tuple[int, SprtDesign, int]:
-    """The games a deal, the test's design (default: `default_block` deals a block) and the
-    checked maximum number of games."""
-    if len(policies) < 2 or policies[0] == policies[1]:
-        raise ValueError("the sequential test compares the first two policies: give two different")
-    per_deal = len(deal_seatings(lineup(policies, num_players), seatings))
-    design = design or SprtDesign(block=default_block(per_deal))
-    max_games = _checked_max_games(
-        design, metric, num_players, per_deal, max_games, seed, workers, config
-    )
     return per_deal, design, max_games
-
-
-def _play_blocks(
-    pool: Any,
-    specs: list[GameSpec],
-    unit: int,
-    undecided: Callable[[], bool],
-    rows: list[SeatResult],
-    failures: list[GameFailure],
-    sink: CsvSink | None,
-    bar: Any,
-) -> bool:
-    """Play `specs` in deal order, `unit` games at a time, while the test is `undecided` and
-    no game failed; keep the results in `rows`/`failures` (and `sink`, `bar`, closed at the
-    end).  True when interrupted (KeyboardInterrupt)."""
-    remaining = sorted(specs, key=lambda s: s.index)
-    try:
-        while remaining and not failures:
-            if not undecided():
-                break
-            batch, remaining = remaining[:unit], remaining[unit:]
-            for _spec, result in play_items(pool, batch):
-                keep_result(result, rows, failures, sink, bar)
-    except KeyboardInterrupt:
-        return True
-    finally:
-        if sink is not None:
-            sink.close()
-        if bar is not None:
-            bar.close()
-    return False
-
-
-def _sprt_meta(
-    run: dict[str, Any], max_games: int, workers: int, backend: str, resume: bool, start: float
-) -> dict[str, Any]:
-    """summary.json's "meta" of a sequential test."""
-    keys = ("policies", "num_players", "seed", "config", "max_decisions")
-    return {
-        **{k: run[k] for k in keys},
-        "seatings": run.get("seatings", "rotations"),
-        "luck_samples": run.get("luck_samples", 0),
-        "luck_model": run.get("luck_model", ""),
-        "max_games": max_games,
-        "workers": workers,
-        "backend": backend,
-        "resumed": resume,
-        "seconds": time.perf_counter() - start,
-        "software": software_record(),
-    }
 
 
 def run_sprt(
     policies: list[str],
     num_players: int = 4,
     max_games: int | None = None,
-    seed: int = 0,
+    *,
     design: SprtDesign | None = None,
     metric: str = "control",
-    workers: int | None = 1,
-    out_dir: str | Path | None = None,
-    progress: bool = False,
-    config: dict[str, Any] | None = None,
-    plots: bool = True,
-    move_timeout: float | None = None,
-    max_decisions: int = DEFAULT_MAX_DECISIONS,
-    resume: bool = False,
-    overwrite: bool = True,
-    trust_checkpoints: bool = False,
-    backend: str = "local",
-    address: str | None = None,
-    luck_samples: int = 0,
-    luck_model: str = "",
-    seatings: str = DEFAULT_SEATINGS,
+    options: RunOptions | None = None,
+    **given: Any,
 ) -> SprtResult:
     """Test "policies[0] beats policies[1] by at least design.delta1" against "by at most
-    design.delta0" on duplicate deals of the `seatings` design, stopping at the decision or at
-    `max_games` (whole blocks; default: the most up to 4000).  `design` None: the default
-    hypotheses, blocks of `sprt.default_block` deals.  Other arguments as run_benchmark (with
-    `luck_samples`, on luck-adjusted scores).  A failed game stops the test (undecided; --resume
-    plays it again); on KeyboardInterrupt the finished deals' summary is written first."""
-    from .backends import open_backend
-    from .outputs import progress_bar
-
-    check_luck(luck_samples, luck_model)
-    luck, chance = bool(luck_samples), (luck_samples, luck_model)
-    per_deal, design, max_games = _sized(
-        policies, num_players, seatings, design, metric, max_games, seed, workers, config
-    )
-    unit, timeout = per_deal * design.block, checked_timeout(move_timeout)
-    policies = checked_policies(policies, num_players, backend, address, trust_checkpoints)
-    specs = schedule(policies, num_players, max_games, seed, config, True, *chance, seatings)
-    run = run_record(
-        policies, num_players, max_games, seed, config, True, max_decisions, *chance, seatings
-    )
+    design.delta0" on duplicate deals of the `options.seatings` design, stopping at the
+    decision or at `max_games` (whole blocks; default: the most up to 4000).  `design` None:
+    the default hypotheses, blocks of `sprt.default_block` deals.  `options` (or its fields as
+    keyword arguments) as for run_benchmark; with `luck_samples`, on luck-adjusted scores; the
+    test draws no bootstrap.  A failed game stops the test (undecided; `resume` plays it
+    again); on KeyboardInterrupt the finished deals' summary is written first."""
+    options = with_given(options, given)
+    per_deal, design, max_games = _sized(policies, num_players, design, metric, max_games, options)
+    policies, specs, run = prepare(policies, num_players, max_games, True, options)
     run["sprt"] = {**asdict(design), "metric": metric}
-    directory = Path(out_dir) if out_dir is not None else None
-    rows: list[SeatResult] = []
-    failures: list[GameFailure] = []
+    luck = bool(options.luck_samples)
 
-    def tested() -> dict[str, Any]:  # the test over the deals finished so far
+    def tested(rows: list[SeatResult]) -> dict[str, Any]:  # the test over the finished deals
         return sprt_summary(rows, policies, num_players, max_games, design, metric, luck, per_deal)
 
-    start = time.perf_counter()
-    with open_backend(backend, workers, timeout, max_decisions, address) as pool:
-        sink = None
-        if directory is not None:
-            rows, sink, specs = open_results(directory, run, specs, resume, overwrite)
-        bar = progress_bar(max_games, f"SPRT {policies[0]} vs {policies[1]}") if progress else None
-        if bar is not None:
-            bar.update(len({r.game for r in rows}))
+    def undecided(rows: list[SeatResult], failures: list[GameFailure]) -> bool:
+        return not failures and tested(rows)["decision"] == "undecided"
 
-        def undecided() -> bool:
-            return bool(tested()["decision"] == "undecided")
-
-        interrupted = _play_blocks(pool, specs, unit, undecided, rows, failures, sink, bar)
-    rows.sort(key=lambda r: (r.game, r.seat))
+    label = f"SPRT {policies[0]} vs {policies[1]}"
+    session = play_run(specs, run, options, label, per_deal * design.block, undecided)
+    rows = session.rows
     summary = {
         "num_players": num_players,
         "games": len({r.game for r in rows}),
-        "incomplete": interrupted,
-        "failures": [asdict(f) for f in failures],
-        "sprt": tested(),
+        "incomplete": session.interrupted,
+        "failures": [asdict(f) for f in session.failures],
+        "sprt": tested(rows),
     }
-    summary["meta"] = _sprt_meta(run, max_games, pool.size, backend, resume, start)
-    if directory is not None:
-        _write_sprt_outputs(directory, summary, failures, plots)
-    if interrupted:
-        raise KeyboardInterrupt
+    summary["meta"] = run_meta(run, session, options) | {"max_games": max_games}
+    plot = write_sprt_plot if options.plots else None
+    finish_run(session, summary, sprt_report(summary), options, plot)
     a, b = policies[0], policies[1]
     scores = deal_scores(complete_deals(rows, num_players, per_deal), a, b, metric, luck)
-    return SprtResult(decide(scores, design), rows, failures, summary, directory)
-
-
-def _write_sprt_outputs(
-    directory: Path, summary: dict[str, Any], failures: list[GameFailure], plots: bool
-) -> None:
-    """summary.json, report.md, failures.txt (when a game failed) and sprt.png (`plots`)."""
-    from .outputs import write_output
-
-    write_json(directory / "summary.json", summary)
-    write_output(directory / "report.md", sprt_report(summary))
-    if failures:
-        write_output(
-            directory / "failures.txt",
-            "\n\n".join(f"game {f.game} seed {f.seed} ({f.kind}): {f.error}" for f in failures),
-        )
-    if plots:
-        write_sprt_plot(summary, directory)
+    return SprtResult(decide(scores, design), rows, session.failures, summary, options.folder)

@@ -48,15 +48,27 @@ import json
 import math
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..match import lineup
 from ..provenance import software_record
 from ..seatings import deal_seatings
-from .types import GameFailure, SeatResult
-from .verdict import legend, verdicts
+from . import benchmark
+from .options import RunOptions, with_given
+from .play.types import GameFailure, SeatResult
+from .runs.outputs import OutputError, read_run_record, refuse_links, write_json, write_output
+from .runs.report import (
+    leaderboard,
+    markdown_report,
+    save_figure,
+    standings_table,
+    strength_cells,
+    write_plots,
+)
+from .stats.summary import summarise
+from .stats.verdict import legend, standings, verdicts
 
 SUITE_NAME = "dune_v1 standard suite"
 SUITE_VERSION = 3
@@ -86,6 +98,7 @@ DEALS: dict[int, int] = {3: 400, 4: 210, 5: 168, 6: 30}
 SHORT_DEALS: dict[int, int] = {3: 20, 4: 35, 5: 21, 6: 10}
 SHORT_LEAVES_OUT = ("mcts-strategist-16",)
 MAX_LINEUPS = 70  # C(8, 4): the standard policies at 4 players
+SUITE_FIXES = ("config", "seatings", "luck_samples", "luck_model")  # RunOptions it leaves as is
 
 
 def suite_policies(candidates: list[str] | None, short: bool = False) -> list[str]:
@@ -156,41 +169,28 @@ class SuiteResult:
 def run_suite(
     candidates: list[str] | None = None,
     short: bool = False,
-    workers: int | None = 1,
-    out_dir: str | Path | None = None,
-    progress: bool = False,
-    plots: bool = True,
-    bootstrap: int = 200,
-    seed: int = 0,
-    move_timeout: float | None = None,
-    max_decisions: int | None = None,
-    trust_checkpoints: bool = False,
-    backend: str = "local",
-    address: str | None = None,
-    resume: bool = False,
+    *,
+    options: RunOptions | None = None,
+    **given: Any,
 ) -> SuiteResult:
     """Run the standard suite (see the module docstring); write per-player-count reports and
-    suite_summary.json / suite_report.md into `out_dir`.  `move_timeout`, `max_decisions` and
-    `trust_checkpoints`, `backend` and `address` are passed to every `run_benchmark`.
-    `resume` continues an interrupted suite in `out_dir` (the same candidates, version and
-    seed): every line-up plays only the games not yet in its results.csv."""
-    from ..match import DEFAULT_MAX_DECISIONS
-    from .report import summarise
-
+    suite_summary.json / suite_report.md into `options.out_dir`.  `options` (or its fields as
+    keyword arguments): the base seed, the bootstrap of each player count's summary, and how
+    and where every line-up's benchmark runs; the suite fixes the games, so it refuses game
+    options, other seatings or a luck adjustment.  `resume` continues an interrupted suite in
+    `out_dir` (the same candidates, version and seed): every line-up plays only the games not
+    yet in its results.csv."""
+    options = with_given(options, given)
+    fixed = options.changed(*SUITE_FIXES)
+    if fixed:
+        raise ValueError(
+            f"the suite fixes its games: leave {', '.join(fixed)} at the default"
+            f"{'s' if len(fixed) > 1 else ''}"
+        )
     policies = suite_policies(candidates, short)
-    directory = Path(out_dir) if out_dir is not None else None
+    seed, directory = options.seed, options.folder
     if directory is not None:
-        prepare_suite_dir(directory, policies, short, seed, resume)
-    benchmark_options: dict[str, Any] = {
-        "workers": workers,
-        "progress": progress,
-        "resume": resume,
-        "move_timeout": move_timeout,
-        "trust_checkpoints": trust_checkpoints,
-        "backend": backend,
-        "address": address,
-        "max_decisions": DEFAULT_MAX_DECISIONS if max_decisions is None else max_decisions,
-    }
+        prepare_suite_dir(directory, policies, short, seed, options.resume)
     start = time.perf_counter()
     summaries: dict[int, dict[str, Any]] = {}
     sections: list[str] = []
@@ -199,9 +199,9 @@ def run_suite(
     for n in PLAYER_COUNTS:
         groups = lineups(seated_at(policies, n), n)
         per_lineup = max(1, math.ceil(count_deals(n, short) / len(groups)))
-        played = _play_lineups(groups, n, per_lineup, seed, directory, benchmark_options)
+        played = _play_lineups(groups, n, per_lineup, options)
         rows, failures, seconds, workers_used = played
-        summary = summarise(rows, failures, duplicate=True, bootstrap=bootstrap, seed=seed + n)
+        summary = summarise(rows, failures, True, options.bootstrap, seed + n)
         games = summary["games"] + summary["failed_games"]
         meta = {
             "suite": f"{SUITE_NAME} v{SUITE_VERSION}",
@@ -211,7 +211,7 @@ def run_suite(
             "seed": seed,
             "workers": workers_used,
             "deals": per_lineup * len(groups),
-            "resumed": resume,
+            "resumed": options.resume,
             "seconds": seconds,  # playing time of this session, summed over the line-ups
             "games_per_second": games / seconds if seconds > 0 else 0.0,
             "software": software_record(),
@@ -222,11 +222,13 @@ def run_suite(
         total_failures += len(failures)
         sections += _count_section(summary, meta, policies, n)
         if directory is not None:
-            _write_count_outputs(directory / f"{n}p", summary, meta, plots and bool(rows))
+            _write_count_outputs(directory / f"{n}p", summary, meta, options.plots and bool(rows))
     seconds = time.perf_counter() - start
     text = suite_text(summaries, policies, short, sections)
     if directory is not None:
-        _write_suite_outputs(directory, summaries, policies, short, seed, seconds, text, plots)
+        _write_suite_outputs(
+            directory, summaries, policies, short, seed, seconds, text, options.plots
+        )
     return SuiteResult(summaries, total_games, total_failures, seconds, text)
 
 
@@ -243,7 +245,6 @@ def suite_text(
 
 def short_scope(summaries: dict[int, dict[str, Any]]) -> list[str]:
     """What the short suite's games cannot rank, in plain words (paragraph lines)."""
-    from .verdict import standings
 
     tied = []
     for n, summary in sorted(summaries.items()):
@@ -262,41 +263,32 @@ def short_scope(summaries: dict[int, dict[str, Any]]) -> list[str]:
 
 
 def _play_lineups(
-    groups: list[list[str]],
-    n: int,
-    per_lineup: int,
-    seed: int,
-    directory: Path | None,
-    options: dict[str, Any],
+    groups: list[list[str]], n: int, per_lineup: int, options: RunOptions
 ) -> tuple[list[SeatResult], list[GameFailure], float, int | None]:
-    """Play every line-up at `n` seats; return their rows and failures numbered as one run of
-    games, the summed playing time and the workers the last line-up used."""
-    from .benchmark import run_benchmark
-
+    """Play every line-up at `n` seats, each a duplicate benchmark in its own folder; return
+    their rows and failures numbered as one run of games, the summed playing time and the
+    workers the last line-up used."""
     rows: list[SeatResult] = []
     failures: list[GameFailure] = []
     seconds = 0.0
-    workers_used = options["workers"]
+    workers_used = options.workers
+    directory = options.folder
     for j, group in enumerate(groups):
-        sub = directory / f"{n}p" / f"lineup{j}" if directory is not None else None
         label = f"{n}p line-up {j + 1}/{len(groups)}"
-        result = run_benchmark(
+        lineup_options = replace(
+            options,
+            seed=options.seed + 1000 * n + j,
+            out_dir=directory / f"{n}p" / f"lineup{j}" if directory is not None else None,
+            progress=label if options.progress else False,
+            plots=False,
+            bootstrap=0,
+        )
+        result = benchmark.run_benchmark(
             group,
             num_players=n,
             games=per_lineup * len(deal_seatings(lineup(group, n))),
-            seed=seed + 1000 * n + j,
-            workers=options["workers"],
-            out_dir=sub,
-            progress=label if options["progress"] else False,
-            resume=options["resume"],
-            plots=False,
             duplicate=True,
-            bootstrap=0,
-            move_timeout=options["move_timeout"],
-            trust_checkpoints=options["trust_checkpoints"],
-            backend=options["backend"],
-            address=options["address"],
-            max_decisions=options["max_decisions"],
+            options=lineup_options,
         )
         offset = len({r.game for r in rows}) + len(failures)  # one numbering per count
         for row in result.rows:
@@ -314,7 +306,6 @@ def _count_section(
     summary: dict[str, Any], meta: dict[str, Any], policies: list[str], n: int
 ) -> list[str]:
     """The suite report's lines for one player count: its leaderboard and verdicts."""
-    from .report import leaderboard, standings_table
 
     title = (
         f"## {n} players ({summary['games']} games, {meta['deals']} duplicate deals over "
@@ -330,8 +321,6 @@ def _write_count_outputs(
     pdir: Path, summary: dict[str, Any], meta: dict[str, Any], plots: bool
 ) -> None:
     """One player count's summary.json, report.md and (when `plots`) plots in `pdir`."""
-    from .outputs import write_output
-    from .report import markdown_report, write_json, write_plots
 
     pdir.mkdir(parents=True, exist_ok=True)
     write_json(pdir / "summary.json", summary)
@@ -351,7 +340,6 @@ def _write_suite_outputs(
     plots: bool,
 ) -> None:
     """suite_summary.json, suite_report.md and (when `plots`) suite_strength.png."""
-    from .outputs import write_output
 
     suite = {
         "suite": SUITE_NAME,
@@ -372,14 +360,13 @@ def _write_suite_outputs(
             for p in policies
         },
     }
-    write_output(directory / "suite_summary.json", json.dumps(suite, indent=2, sort_keys=True))
+    write_json(directory / "suite_summary.json", suite)
     write_output(directory / "suite_report.md", text + "\n")
     if plots and summaries:
         write_suite_plot(summaries, policies, directory / "suite_strength.png")
 
 
 def strength_table(summaries: dict[int, dict[str, Any]], policies: list[str]) -> str:
-    from .report import strength_cells
 
     counts = sorted(summaries)
     lines = [
@@ -410,8 +397,6 @@ def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .report import save_figure
 
     fig, ax = plt.subplots(figsize=(8.5, 4))
     counts = sorted(summaries)
@@ -461,7 +446,6 @@ def prepare_suite_dir(
 ) -> None:
     """Record the suite's parameters in `directory`, or (`resume`) check that it holds the
     same suite."""
-    from .outputs import OutputError, read_run_record, refuse_links, write_output
 
     run = {"suite": SUITE_NAME, "version": SUITE_VERSION, "short": short}
     run.update({"policies": policies, "seed": seed})

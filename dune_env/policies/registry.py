@@ -151,7 +151,7 @@ def runs_foreign_code(spec: str) -> bool:
     """Whether loading `spec` runs code that is not the project's: a `module:attr` other than
     the registered built-ins, a `register_policy` factory, a pickle-based model file.  The
     registered names and safe-format models (data read by the project's own code) do not.
-    The benchmark plays the policies that do in processes of their own (harness/hosts.py)."""
+    The benchmark plays the policies that do in processes of their own (harness/play/hosts.py)."""
     found = classify(spec)
     if found.loader == "module:attr":
         return spec not in BUILTIN_POLICIES

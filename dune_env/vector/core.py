@@ -3,7 +3,7 @@
 This is the engine behind both vector environments (`DuneVecEnv` for stable-baselines3,
 `DuneVectorEnv` for Gymnasium).  Each sub-env follows `DuneSingleAgentEnv`'s semantics exactly
 (same seed and same learner actions give the same trajectory; see
-`dune_env.environment.seating`), but the games are driven through the engine directly:
+`dune_env.single_agent.seating`), but the games are driven through the engine directly:
 
 - the other seats play inline until every game waits on its learner: random seats and engine
   policies (heuristics, search) act at once; the sub-envs waiting on the same observation
@@ -44,7 +44,8 @@ from ..environment.action_table import (
 from ..environment.aec import IllegalActionError, InvalidActionError
 from ..environment.config import ILLEGAL_ACTION_MODES, EnvConfig
 from ..environment.observer import OBS_SIZE, Observer
-from ..environment.seating import (
+from ..policies.observation import ObservationPolicy, ObservationPolicyError
+from ..single_agent.seating import (
     MAX_REDEALS,
     OpponentsSpec,
     draw_game_seed,
@@ -57,7 +58,6 @@ from ..environment.seating import (
     policy_labels,
     reseed_opponents,
 )
-from ..policies.observation import ObservationPolicy, ObservationPolicyError
 
 _GAME_OVER = int(Phase.GAME_OVER)
 

@@ -107,7 +107,7 @@ class ResultForger(RandomPolicy):
     class in its (worker) process so that every row records a win with reward 1."""
 
     def act(self, game: Game, seat: int) -> int:
-        from dune_env.harness.runner import SeatResult
+        from dune_env.harness.play.types import SeatResult
 
         original = SeatResult.__init__
         if not getattr(original, "forged", False):

@@ -118,8 +118,8 @@ class ResultPatcher(RandomPolicy):
             match.Outcome.__reduce__ = forged_reduce  # type: ignore[method-assign]
             match.Outcome.forged = True  # type: ignore[attr-defined]
             try:
-                import dune_env.harness.replayed as replayed
-                import dune_env.harness.types as types
+                import dune_env.harness.play.replayed as replayed
+                import dune_env.harness.play.types as types
 
                 original_init = types.SeatResult.__init__
 

@@ -12,7 +12,7 @@ import pytest
 from dune_env.engine import Game
 from dune_env.harness import run_benchmark, schedule, wilson_interval
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.stats import GameOutcome, fit_strength
+from dune_env.harness.stats.strength import GameOutcome, fit_strength
 from dune_env.policies.base import SeededPolicy
 from dune_env.policies.registry import PolicyLoadError, load_policy
 
@@ -208,7 +208,7 @@ def test_command_rejects_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_plots_accept_a_zero_win_rate(tmp_path: Path) -> None:
     """A policy that never wins has a 0% rate and a lower bound of exactly 0 (regression)."""
-    from dune_env.harness.report import write_plots
+    from dune_env.harness.runs.report import write_plots
 
     summary = {
         "policies": {

@@ -18,7 +18,7 @@ import pytest
 from dune_env.engine import Game, GameConfig
 from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.outputs import OutputError
+from dune_env.harness.runs.outputs import OutputError
 from dune_env.policies.observation import ObservationPolicy, ObservationPolicyError
 
 BAD = "tests.harness.bad_policies"

@@ -18,18 +18,18 @@ from typing import Any
 
 import pytest
 
-import dune_env.harness.workers as workers
+import dune_env.harness.play.workers as workers
+from dune_env.game_log import NotReplayed
 from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.outputs import OutputError
-from dune_env.harness.replayed import (
+from dune_env.harness.play.replayed import (
     MAX_MESSAGE_BYTES,
-    NotReplayed,
     checked_luck,
     decode_played,
     derive_rows,
 )
-from dune_env.harness.types import GameFailure, GameRecord
+from dune_env.harness.play.types import GameFailure, GameRecord
+from dune_env.harness.runs.outputs import OutputError
 from dune_env.match import schedule
 
 CHEAT = "tests.harness.cheating_policies"
@@ -224,7 +224,7 @@ def test_luck_is_bounded_by_the_rolls_the_replay_counted() -> None:
 
 
 def test_rows_come_from_the_replay_alone() -> None:
-    from dune_env.harness.runner import play_game, play_record
+    from dune_env.harness.play.runner import play_game, play_record
 
     spec = _spec()
     record = play_record(spec)
@@ -333,8 +333,8 @@ def test_huge_counts_are_refused_at_once(tmp_path: Path, args: list[str], words:
 
 
 def test_save_replays_past_the_games_picks_them_all() -> None:
-    from dune_env.harness.replays import pick_replays
-    from dune_env.harness.types import SeatResult
+    from dune_env.harness.play.types import SeatResult
+    from dune_env.harness.runs.replays import pick_replays
 
     rows = [SeatResult(g, g, 3, 0, "Atreides", "p", 0, 0.0, "none", 0, 6, 100) for g in range(4)]
     assert pick_replays(rows, [], 10**12) == [0, 1, 2, 3]

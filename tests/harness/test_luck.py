@@ -1,4 +1,4 @@
-"""Luck-adjusted outcomes (dune_env/harness/luck.py): the dice's luck measured at every roll
+"""Luck-adjusted outcomes (dune_env/harness/play/luck.py): the dice's luck measured at every roll
 (ROLL-1, ROLL-2), unbiased whatever the value model, plumbed into the fit, the paired table,
 the sequential test, results.csv and the command line."""
 
@@ -16,7 +16,7 @@ from dune_env.engine.events import EventKind
 from dune_env.environment.fields import OBS_SIZE
 from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.luck import (
+from dune_env.harness.play.luck import (
     LUCK_METRICS,
     LuckMeter,
     LuckModelError,
@@ -24,10 +24,10 @@ from dune_env.harness.luck import (
     check_samples,
     default_model,
 )
-from dune_env.harness.report import head_to_head, outcomes
-from dune_env.harness.runner import play_outcome
-from dune_env.harness.sprt import deal_scores
-from dune_env.harness.stats import GameOutcome, fit_strength
+from dune_env.harness.play.runner import play_outcome
+from dune_env.harness.stats.sprt import deal_scores
+from dune_env.harness.stats.strength import GameOutcome, fit_strength
+from dune_env.harness.stats.summary import head_to_head, outcomes
 from dune_env.match import play_seated, schedule, seat_spec
 
 

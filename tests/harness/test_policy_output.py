@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dune_env.harness import run_benchmark
-from dune_env.harness.workers import POLICY_OUTPUT_CAP, POLICY_OUTPUT_FILE
+from dune_env.harness.play.workers import POLICY_OUTPUT_CAP, POLICY_OUTPUT_FILE
 
 CHATTY = "tests.harness.bad_policies:Chatty"
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from dune_env.harness import run_benchmark
-from dune_env.harness.backends import BackendError
 from dune_env.harness.cli import main as bench_main
+from dune_env.harness.play.backends import BackendError
 from dune_env.policies.base import RandomPolicy
 from dune_env.policies.registry import _USER_POLICIES, register_policy
 

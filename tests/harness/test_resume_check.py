@@ -13,7 +13,7 @@ import pytest
 
 from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.outputs import OutputError
+from dune_env.harness.runs.outputs import OutputError
 
 POLICIES = ["random", "economic"]
 RUN = {"num_players": 3, "games": 6, "seed": 4}

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dune_env.harness.cli import main
-from dune_env.harness.replays import pick_replays
-from dune_env.harness.runner import GameFailure, SeatResult
+from dune_env.harness.play.types import GameFailure, SeatResult
+from dune_env.harness.runs.replays import pick_replays
 
 BAD = "tests.harness.bad_policies"
 

@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import dune_env.harness.sprt as sprt
-import dune_env.harness.sprt_run as sprt_run
+import dune_env.harness.frame as frame
+import dune_env.harness.stats.sprt as sprt
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.sprt import (
+from dune_env.harness.play.types import SeatResult
+from dune_env.harness.stats.sprt import (
     H0,
     H1,
     UNDECIDED,
@@ -30,7 +31,6 @@ from dune_env.harness.sprt import (
     simulate,
     synthetic_deal_scores,
 )
-from dune_env.harness.types import SeatResult
 
 
 def test_bounds_are_walds() -> None:
@@ -208,7 +208,7 @@ def test_an_interrupted_test_resumes_into_the_same_decision(
 ) -> None:
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     bench_main([*ARGS, "--out", str(whole)])
-    real = sprt_run.play_items
+    real = frame.play_items
     played = []
 
     def interrupted(pool: Any, specs: Any) -> Iterator[Any]:
@@ -218,10 +218,10 @@ def test_an_interrupted_test_resumes_into_the_same_decision(
                 raise KeyboardInterrupt
             yield item
 
-    monkeypatch.setattr(sprt_run, "play_items", interrupted)
+    monkeypatch.setattr(frame, "play_items", interrupted)
     assert bench_main([*ARGS, "--out", str(cut)]) == 130
     assert "--resume --out" in capsys.readouterr().err
-    monkeypatch.setattr(sprt_run, "play_items", real)
+    monkeypatch.setattr(frame, "play_items", real)
     lines = (cut / "results.csv").read_text().splitlines(keepends=True)
     (cut / "results.csv").write_text("".join(lines[:-2]))  # the last game cut short
     assert bench_main([*ARGS, "--out", str(cut)]) == 2  # not without --resume

@@ -12,9 +12,9 @@ import pytest
 
 from dune_env.harness import run_benchmark, schedule
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.report import summarise
-from dune_env.harness.runner import SeatResult
-from dune_env.harness.stats import GameOutcome, fit_strength
+from dune_env.harness.play.types import SeatResult
+from dune_env.harness.stats.strength import GameOutcome, fit_strength
+from dune_env.harness.stats.summary import summarise
 from dune_env.match import lineup
 from dune_env.seatings import deal_seatings
 
@@ -145,7 +145,7 @@ def test_duplicate_games_of_a_deal_share_chance_outcomes() -> None:
     factions per seat: the first player's first roll cannot depend on who sits where)."""
     from dune_env.engine import Game, GameConfig
     from dune_env.engine.events import EventKind
-    from dune_env.harness.runner import _policy
+    from dune_env.harness.play.runner import _policy
 
     specs = schedule(["aggressive", "economic", "random"], 4, 24, seed=5, duplicate=True)
     for deal in (specs[:12], specs[12:]):  # A E R A: 12 distinct seatings a deal
@@ -236,7 +236,7 @@ def test_suite_refuses_flags_it_fixes(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_leaderboard_marks_a_policy_that_never_wins() -> None:
     """Bad input: a policy that never wins gets a finite, marked strength, not a crash."""
-    from dune_env.harness.report import leaderboard
+    from dune_env.harness.runs.report import leaderboard
 
     rows = [
         _row(g, s, p, int(p == ("x" if g % 3 else "y")), "solo")
@@ -254,7 +254,7 @@ def test_leaderboard_marks_a_policy_that_never_wins() -> None:
 def test_a_users_policy_is_not_the_zero_of_the_scale_next_to_a_built_in_one() -> None:
     """Without random the reference is the first fixed baseline that plays (aggressive, then
     economic, strategist...), not whichever name sorts first."""
-    from dune_env.harness.stats import choose_reference
+    from dune_env.harness.stats.strength import choose_reference
 
     assert choose_reference(["aaa_my_agent", "strategist", "economic"]) == "economic"
     assert choose_reference(["aaa_my_agent", "strategist", "random"]) == "random"

@@ -70,8 +70,8 @@ def test_the_default_suite_plays_every_combination() -> None:
 def test_standings_share_a_rank_where_the_paired_interval_contains_0() -> None:
     """Ranks follow the strength; a policy whose paired difference to the one above has an
     interval containing 0 (or none) shares its rank, printed `2=`."""
-    from dune_env.harness.report import standings_table
-    from dune_env.harness.verdict import rank_label, standings
+    from dune_env.harness.runs.report import standings_table
+    from dune_env.harness.stats.verdict import rank_label, standings
 
     def entry(strength: float) -> dict[str, Any]:
         return {"strength": strength, "strength_ci95": [strength - 1, strength + 1], "win_rate": 0}

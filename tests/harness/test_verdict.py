@@ -10,9 +10,10 @@ import pytest
 
 from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
-from dune_env.harness.report import leaderboard, summarise
-from dune_env.harness.runner import SeatResult
-from dune_env.harness.verdict import cannot_tell_apart, verdict_line, verdicts
+from dune_env.harness.play.types import SeatResult
+from dune_env.harness.runs.report import leaderboard
+from dune_env.harness.stats.summary import summarise
+from dune_env.harness.stats.verdict import cannot_tell_apart, verdict_line, verdicts
 
 WEAK = ["tests.harness.weak_policies:First", "tests.harness.weak_policies:Last", "random"]
 

@@ -45,7 +45,7 @@ def _alive(pid: int) -> bool:
 COMMAND = ["-m", "dune_env.harness.cli"]
 WITHOUT_KERNEL_SIGNAL = [
     "-c",
-    "import sys; import dune_env.harness.workers as w; w._PR_SET_PDEATHSIG = 0; "
+    "import sys; import dune_env.harness.play.workers as w; w._PR_SET_PDEATHSIG = 0; "
     "from dune_env.harness.cli import main; sys.exit(main(sys.argv[1:]))",
 ]
 

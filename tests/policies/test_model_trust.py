@@ -119,7 +119,8 @@ def test_trust_reaches_harness_workers_with_each_spec(tmp_path: Path) -> None:
     """--trust-checkpoints marks each spec (a TrustedSpec), which survives pickling into the
     harness's worker processes; the results stay keyed by the plain path."""
     from dune_env.harness.cli import main
-    from dune_env.harness.runner import play_game, schedule
+    from dune_env.harness.play.runner import play_game
+    from dune_env.match import schedule
     from dune_env.policies.registry import TrustedSpec, trusted
 
     model = tmp_path / "mine.zip"

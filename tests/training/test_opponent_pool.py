@@ -204,8 +204,8 @@ def test_the_pool_never_seats_random_when_p_random_is_zero(tmp_path: Path) -> No
 def test_final_infos_name_the_opponents_and_count_the_decisions() -> None:
     """Both the single-agent env and the vector env end an episode with `opponents` (None at
     the learner's seat) and `decisions` (of every seat), identically for the same seed."""
-    from dune_env.environment.single_agent import DuneSingleAgentEnv
     from dune_env.policies.registry import load_policy
+    from dune_env.single_agent import DuneSingleAgentEnv
     from dune_env.vector import DuneVecEnv
 
     opponents = [None, load_policy("aggressive", seed=1), load_policy("economic", seed=2), None]
@@ -264,8 +264,8 @@ def test_strategic_regions_held_is_public_and_bounded() -> None:
     """The shaping potential comes from `DuneSingleAgentEnv.strategic_regions_held()` (DEF-6,
     END-1): 0 without a game, between 0 and the strategic regions during one, and not always 0."""
     from dune_env.engine.rules import STRATEGIC_REGIONS
-    from dune_env.environment.single_agent import DuneSingleAgentEnv
     from dune_env.policies.registry import load_policy
+    from dune_env.single_agent import DuneSingleAgentEnv
 
     env = DuneSingleAgentEnv(learner="rotate", num_players=4, opponents="aggressive")
     assert env.strategic_regions_held() == 0

@@ -115,7 +115,7 @@ def test_rllib_smoke_writes_a_checkpoint_that_plays_legally(tmp_path: Path) -> N
 def test_reward_credit_learner_return_equals_game_reward() -> None:
     """The learner's episode return equals its final game reward, including when the game ends
     on another player's turn (heuristic opponents, rotating learner seat)."""
-    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from dune_env.single_agent import DuneSingleAgentEnv
 
     env = DuneSingleAgentEnv(
         learner="rotate", num_players=4, opponents=load_policy("aggressive", seed=1)
@@ -218,7 +218,7 @@ def test_a_model_saved_again_is_reloaded(tmp_path: Path) -> None:
 def test_shaping_telescopes_to_the_game_reward() -> None:
     """With gamma = 1 the shaped return of a game is its reward minus the potential at the
     learner's first decision (potential-based shaping changes no final outcome)."""
-    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from dune_env.single_agent import DuneSingleAgentEnv
     from training.ppo_selfplay import StrategicShaping
 
     env = StrategicShaping(
@@ -341,7 +341,7 @@ def test_resume_refuses_settings_the_checkpoint_cannot_honour(tmp_path: Path) ->
 def test_a_drawn_pool_snapshot_survives_its_file_being_deleted(tmp_path: Path) -> None:
     """The pool may delete an old snapshot while an episode still plays it: the weights are
     read when the snapshot is drawn, so the episode goes on."""
-    from dune_env.environment.single_agent import DuneSingleAgentEnv
+    from dune_env.single_agent import DuneSingleAgentEnv
     from training.opponent_pool import FrozenPolicy, OpponentPool
 
     cfg = PPOSelfPlayConfig(out_dir=str(tmp_path), config_name="pool", **TINY)

@@ -20,7 +20,7 @@ a policy never wins; such a policy is flagged, since its strength is then bounde
 prior.  Strength is in log-odds units: exp(strength) is a policy's odds multiplier of winning a
 seat against the reference policy playing the same faction.
 
-Luck-adjusted scores (`dune-bench --luck-adjust`, harness/luck.py): each game gives every seat
+Luck-adjusted scores (`dune-bench --luck-adjust`, harness/play/luck.py): each game gives every seat
 a score y_i (its share of the win, 1 or 1/2 for an alliance, minus its dice luck) instead of
 its winners, and the fit maximises sum_i y_i log p_i over all games (the cross-entropy with
 soft targets), whose gradient in the utilities is y - (sum_i y_i) p.  At the true parameters
@@ -76,7 +76,7 @@ class GameOutcome:
     factions: tuple[str, ...]
     winners: tuple[int, ...]  # seats; empty when nobody won, two for an alliance
     group: int = 0  # games of one group (a duplicate deal) are resampled together
-    # Soft targets instead of `winners` (luck-adjusted scores, harness/luck.py): seat i's
+    # Soft targets instead of `winners` (luck-adjusted scores, harness/play/luck.py): seat i's
     # score y_i; the fit then maximises sum_i y_i log p_i (see `fit_strength`).
     scores: tuple[float, ...] = ()
 

@@ -21,21 +21,18 @@ from collections.abc import MutableSequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..match import (
+from ...match import (
     DEFAULT_MAX_DECISIONS,
-    WIN_KINDS,
     GameSpec,
     Outcome,
     PolicyActionError,
     final_outcome,
-    lineup,
     play_seated,
-    schedule,
     seat_policy,
     seat_spec,
 )
-from ..policies.base import EnginePolicy
-from ..policies.registry import runs_foreign_code
+from ...policies.base import EnginePolicy
+from ...policies.registry import runs_foreign_code
 from .hosts import HostedPolicy, PolicyHost, PolicyProcessDied
 from .types import GameFailure, GameRecord, Played, SeatResult
 
@@ -96,7 +93,7 @@ def play_outcome(
 ) -> Outcome:
     """Play one scheduled game in this process; its outcome, from the replay of its record
     (`replayed.derive_rows`, as the benchmark derives it)."""
-    from .replayed import replay
+    from ...game_log import replay
 
     record = play_record(spec, max_decisions, status)
     game, _ = replay(spec, record.options)
@@ -154,19 +151,3 @@ def safe_play(
         )
     except Exception as exc:  # one failing game must not lose the others
         return spec, GameFailure(spec.index, spec.seed, str(exc), traceback.format_exc())
-
-
-__all__ = [
-    "DEFAULT_MAX_DECISIONS",
-    "GameFailure",
-    "GameSpec",
-    "PolicyActionError",
-    "SeatResult",
-    "WIN_KINDS",
-    "lineup",
-    "play_game",
-    "play_outcome",
-    "play_record",
-    "safe_play",
-    "schedule",
-]

@@ -37,9 +37,11 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .replayed import MAX_MESSAGE_BYTES, NotReplayed, decode_played, encode_played
+from ...game_log import NotReplayed
+from ...match import DEFAULT_MAX_DECISIONS, GameSpec
+from .replayed import MAX_MESSAGE_BYTES, decode_played, encode_played
 from .runner import safe_play
-from .types import DEFAULT_MAX_DECISIONS, MAX_DECISIONS_CAP, GameFailure, GameSpec, Played
+from .types import MAX_DECISIONS_CAP, GameFailure, Played
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
 # Seconds a game's set-up may take (policies' processes started, their modules imported, models
@@ -49,8 +51,6 @@ _POLL = 0.5  # longest sleep between watchdog checks (seconds)
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 POLICY_OUTPUT_FILE = "policy-output.log"
 POLICY_OUTPUT_CAP = 10 << 20  # bytes kept of what the policies print, over all workers
-
-Item = Played  # the record is replayed into rows by the caller (replayed.as_rows)
 
 
 def _watch_parent(ppid: int) -> None:
@@ -239,7 +239,7 @@ class WorkerPool:
         self._workers.remove(worker)
         worker.stop(kill=True)
 
-    def play(self, specs: Sequence[GameSpec]) -> Iterator[Item]:
+    def play(self, specs: Sequence[GameSpec]) -> Iterator[Played]:
         queue = list(specs)[::-1]
         while len(self._workers) < min(self.size, len(queue)):
             self._new_worker()
@@ -276,7 +276,7 @@ class WorkerPool:
         what = f"the worker of game {spec.index} sent an unusable result: {what}"
         return GameFailure(spec.index, spec.seed, what)
 
-    def _check(self, worker: _Worker) -> Item | None:
+    def _check(self, worker: _Worker) -> Played | None:
         spec = worker.spec
         assert spec is not None
         if worker.conn.poll():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..match import DEFAULT_MAX_DECISIONS, WIN_KINDS, GameSpec, Outcome, PolicyActionError
+from ...match import GameSpec, Outcome
 
 # Upper bounds of the harness's counts (a mistyped count is refused at once, before anything is
 # scheduled: a run's schedule and rows are held in memory, ~0.4 KB a game and ~0.3 KB a row).
@@ -35,7 +35,7 @@ class SeatResult:
     bg_took: int
     rounds: int
     decisions: int
-    # The seat's summed dice luck (harness/luck.py) for its win and its control win; 0.0 when
+    # The seat's summed dice luck (harness/play/luck.py) for its win and its control win; 0.0 when
     # the run did not measure it.  The luck-adjusted scores are `won - luck_win` and
     # `control win - luck_control`.
     luck_win: float = 0.0
@@ -108,23 +108,3 @@ def seat_rows(spec: GameSpec, outcome: Outcome) -> list[SeatResult]:
             raise ValueError(f"game {spec.index}: the result row of seat {seat} was altered")
         rows.append(row)
     return rows
-
-
-__all__ = [
-    "DEFAULT_MAX_DECISIONS",
-    "GameFailure",
-    "GameRecord",
-    "GameRows",
-    "GameSpec",
-    "Item",
-    "MAX_BOOTSTRAP",
-    "MAX_DECISIONS_CAP",
-    "MAX_GAMES",
-    "MAX_WORKERS",
-    "Outcome",
-    "Played",
-    "PolicyActionError",
-    "SeatResult",
-    "WIN_KINDS",
-    "seat_rows",
-]

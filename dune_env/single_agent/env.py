@@ -35,9 +35,9 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 
-from .action_table import NUM_ACTIONS
-from .aec import check_action, raw_env
-from .observer import OBS_LAYOUT
+from ..environment.action_table import NUM_ACTIONS
+from ..environment.aec import check_action, raw_env
+from ..environment.observer import OBS_LAYOUT
 from .seating import (
     MAX_REDEALS,
     OpponentsSpec,

@@ -14,10 +14,10 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import IO, Any
 
-from ..game_log import DECISIONS_FILE, decisions_line
-from ..match import GameSpec
-from .types import GameRows, SeatResult
-from .workers import POLICY_OUTPUT_FILE
+from ...game_log import DECISIONS_FILE, decisions_line
+from ...match import GameSpec
+from ..play.types import GameRows, SeatResult
+from ..play.workers import POLICY_OUTPUT_FILE
 
 RUN_FILE = "run.json"  # the run's parameters, compared on --resume
 RESULTS_FILE = "results.csv"
@@ -47,6 +47,11 @@ def open_output(path: Path, append: bool = False, binary: bool = False) -> IO[An
 def write_output(path: Path, text: str | bytes) -> None:
     with open_output(path, binary=isinstance(text, bytes)) as handle:
         handle.write(text)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """`data` as indented JSON with sorted keys (summary.json, suite_summary.json)."""
+    write_output(path, json.dumps(data, indent=2, sort_keys=True))
 
 
 class CsvSink:
@@ -197,7 +202,7 @@ def read_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
     schedule `specs` and every game against the replay of its decisions in decisions.jsonl
     (resume_check.py): OutputError names the first row it could not produce.  decisions.jsonl
     is rewritten to hold the returned games only (a game cut short is played again)."""
-    from ..game_log import NotReplayed, read_decisions
+    from ...game_log import NotReplayed, read_decisions
     from .resume_check import BadRow, check_replayed, read_checked_results
 
     decisions_path = path.with_name(DECISIONS_FILE)

@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.game import IllegalOptionError
+from ..match import is_builtin, play, reseed_seats, seat_policy
+
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 OpponentsSpec = str | Policy | Sequence[Policy | str | None] | Mapping[Any, Policy | str] | None
 MAX_REDEALS = 100  # deals tried before giving up on a game that ends before the learner acts
@@ -48,8 +51,6 @@ def parse_learner(learner: int | str, num_players: int, name_mapping: Mapping[st
 
 def named_policy(name: str, seat: int) -> Policy:
     """The policy `name` resolved for `seat` by `dune_env.match` (seeded by the seat)."""
-    from ..match import seat_policy  # names are resolved above the environment
-
     policy: Any = seat_policy(name, seat)
     return policy  # an engine policy: the environments call its act(game, seat)
 
@@ -100,8 +101,6 @@ def reseed_opponents(opponents: Sequence[Any], game_seed: int) -> None:
     """Reseed every stateful opponent from the game's seed as the benchmark harness does
     (`dune_env.match.reseed_seats`), so that `reset(seed=s)` replays the same games whatever
     was played before."""
-    from ..match import reseed_seats
-
     reseed_seats(opponents, game_seed)
 
 
@@ -145,8 +144,6 @@ def inline_seats(
     `getattr(owner, attr)`) and engine policies; a seat whose policy is `external` (by
     default an observation callable) is None, so play stops there and the environment asks
     that policy itself."""
-    from ..match import is_builtin
-
     seats: list[Any] = []
     for policy in opponents:
         if policy is None:
@@ -164,9 +161,6 @@ def play_opponents(
     """`dune_env.match.play` of the `inline_seats` until the learner (or an external seat) is
     to decide; the number of decisions played.  An engine policy's illegal option raises
     IllegalOptionError naming the policy and its seat (`where` says which environment)."""
-    from ..engine.game import IllegalOptionError
-    from ..match import play
-
     try:
         return play(game, seats, until=learner)
     except IllegalOptionError as exc:

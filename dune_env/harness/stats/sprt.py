@@ -51,8 +51,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .report import control_score, win_score
-from .types import SeatResult
+from ..play.types import SeatResult
+from .scores import control_score, win_score
 
 METRICS = ("control", "win")  # the per-seat score compared: control-win rate, or win rate
 H1 = "H1"  # decisions
@@ -185,7 +185,7 @@ def deal_scores(
 ) -> list[float]:
     """Per deal (ordered by its first game's index), A's per-seat score minus B's; only deals
     in which both policies sat.  The caller passes complete deals only.  `luck_adjusted`:
-    scores minus the seats' dice luck (harness/luck.py)."""
+    scores minus the seats' dice luck (harness/play/luck.py)."""
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r}: choose one of {', '.join(METRICS)}")
     score = control_score if metric == "control" else win_score

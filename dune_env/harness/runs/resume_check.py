@@ -6,7 +6,7 @@ faction as scheduled), be the only row of its seat in that game, and agree with 
 rows (win kind, rounds, decisions) and with END-7's rewards (`won` exactly when the reward is the
 win reward; a solo win has one winner, no win none).  The first row that does not is refused,
 named by its line.  Then each complete game is replayed from its line of decisions.jsonl
-(harness/replayed.py) on this process's engine, and every field of its rows must be what the
+(harness/play/replayed.py) on this process's engine, and every field of its rows must be what the
 replay gives (`check_replayed`; in a luck-adjusted run the luck is measured again): a row that
 is internally consistent but not what the game's decisions produce (a win moved to another
 seat, a game nobody won turned into a win, a changed round count) is refused, naming the game,
@@ -27,10 +27,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..engine import GameConfig
-from ..engine.constants import FACTION_NAMES
-from ..game_log import NotReplayed, bounded_lines
-from .runner import WIN_KINDS, GameSpec, SeatResult
+from ...engine import GameConfig
+from ...engine.constants import FACTION_NAMES
+from ...game_log import NotReplayed, bounded_lines
+from ...match import WIN_KINDS, GameSpec
+from ..play.types import SeatResult
 
 _FIELDS = {f.name: f.type for f in fields(SeatResult)}
 _SAME_IN_A_GAME = ("win_kind", "bg_took", "rounds", "decisions")
@@ -189,7 +190,7 @@ def check_replayed(
 ) -> None:
     """Every game of `rows` (complete games of results.csv `name`) must be what the replay of
     its decisions gives, field by field (the module doc).  BadRow names the first that is not."""
-    from .replayed import expected_rows
+    from ..play.replayed import expected_rows
 
     by_game: dict[int, list[SeatResult]] = {}
     for row in rows:

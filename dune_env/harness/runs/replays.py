@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .outputs import write_output
-from .types import GameFailure, SeatResult
+from ..play.types import GameFailure, SeatResult
 
 REPLAYABLE_FAILURES = ("illegal", "exception")  # failures that end by themselves when replayed
 
@@ -41,8 +41,8 @@ def save_replays(
 ) -> list[tuple[int, Path | str]]:
     """Write up to `count` replays into `out_dir/replays/` and list them in report.md.  Returns
     (game, path) per kept game, or (game, reason) where a replay could not be made."""
-    from ..replay.html import replay_html
-    from ..replay.record import ReplayError, benchmark_record
+    from ...replay.html import replay_html
+    from ...replay.record import ReplayError, benchmark_record
 
     directory = Path(out_dir)
     folder = directory / "replays"

@@ -48,15 +48,15 @@ from typing import IO, Any, Final
 
 import numpy as np
 
-from ..engine import Game
-from ..engine.rng import ChanceRng, DiceRng
-from ..engine.state import GameState, Phase
-from ..game_log import roll_key, rolled
+from ...engine import Game
+from ...engine.rng import ChanceRng, DiceRng
+from ...engine.state import GameState, Phase
+from ...game_log import roll_key, rolled
 
 LUCK_METRICS: Final = ("win", "control")  # the outcomes V estimates, in its output order
 DEFAULT_SAMPLES: Final = 16  # resampled rolls per roll: the expectation's estimate
 MAX_SAMPLES: Final = 1024
-VALUE_FILE: Final = Path(__file__).resolve().parent / "data" / "luck_value.npz"
+VALUE_FILE: Final = Path(__file__).resolve().parents[1] / "data" / "luck_value.npz"
 _GAME_OVER: Final = int(Phase.GAME_OVER)
 _SALT: Final = 0x4C55434B  # "LUCK": the resampling generator's seed differs from the deal's
 
@@ -127,7 +127,7 @@ class ValueModel:
 
     def check_observation(self) -> None:
         """LuckModelError unless the model reads the installed `dune_v1` observation."""
-        from ..environment.fields import OBS_SIZE
+        from ...environment.fields import OBS_SIZE
 
         if OBS_SIZE != self.input_size:
             raise LuckModelError(
@@ -137,7 +137,7 @@ class ValueModel:
 
     def _observer(self, num_players: int) -> Any:
         if num_players not in self._observers:
-            from ..environment.observer import Observer
+            from ...environment.observer import Observer
 
             self.check_observation()
             self._observers[num_players] = Observer(num_players)
@@ -302,16 +302,3 @@ class LuckMeter:
     def result(self) -> tuple[tuple[float, ...], ...]:
         """Each seat's summed luck, one value per metric (LUCK_METRICS order)."""
         return tuple(tuple(float(v) for v in seat) for seat in self.luck)
-
-
-# What `dune-bench --luck-adjust` says before the games and with the results.
-LUCK_START = (
-    "Luck-adjusted run (--luck-adjust {samples}): every roll is replayed {samples} times to "
-    "value its luck, so games take about 100 times as long as without it (heuristics: about "
-    "half a game a second on one core)."
-)
-LUCK_RESULT = (
-    "Luck-adjusted: the strengths and the paired control-win differences below use each "
-    "seat's score minus its dice luck; the win and control-win rates are the raw ones "
-    "(summary.json's luck_adjusted holds the unadjusted fit)."
-)

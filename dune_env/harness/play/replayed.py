@@ -15,12 +15,12 @@ replayed, or a game that is not over exactly at its last decision, fails the gam
 (`NotReplayed`): nothing a worker does -- patching `Outcome`, `SeatResult` or their pickling in
 its process, editing its game -- changes a recorded result.
 
-Dice luck (harness/luck.py) is the one figure the replay does not recompute as the games come
+Dice luck (harness/play/luck.py) is the one figure the replay does not recompute as the games come
 in: it is an expectation over resampled rolls, ~0.45 s a game at 16 samples against ~1-2 ms for
 the replay, and recomputing it in the benchmark's single process would cap a luck-adjusted run
 at about two games a second whatever the number of workers.  The worker computes it (the
 worker runs only the project's code: policies that are not built in play in their own
-processes, harness/hosts.py), and the benchmark checks it (`checked_luck`): one finite value
+processes, harness/play/hosts.py), and the benchmark checks it (`checked_luck`): one finite value
 per seat and metric, each within the range the replayed game allows (each roll moves a seat's
 luck by less than 1 either way, so |luck| < the number of rolls the replay counted).  On
 `--resume` it is recomputed exactly from the decisions (`expected_rows`), since results.csv is
@@ -39,16 +39,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from ..engine import Game
-from ..game_log import (
-    DECISIONS_FILE,
-    MAX_GAME_OPTIONS,
+from ...engine import Game
+from ...game_log import (
     NotReplayed,
     checked_options,
-    decisions_line,
     replay,
 )
-from ..match import GameSpec, Outcome, final_outcome
+from ...match import GameSpec, Outcome, final_outcome
 from .types import GameFailure, GameRecord, GameRows, Item, Played, SeatResult, seat_rows
 
 MAX_MESSAGE_BYTES: Final = 1 << 20  # a worker's message: ~7 bytes an option, a failure's text
@@ -195,18 +192,3 @@ def expected_rows(spec: GameSpec, options: Sequence[int]) -> list[SeatResult]:
         meter.apply(game, option)
     outcome: Outcome = replace(final_outcome(game), luck=meter.result())
     return seat_rows(spec, outcome)
-
-
-__all__ = [
-    "DECISIONS_FILE",
-    "MAX_GAME_OPTIONS",
-    "NotReplayed",
-    "as_rows",
-    "checked_luck",
-    "decisions_line",
-    "decode_played",
-    "derive_rows",
-    "encode_played",
-    "expected_rows",
-    "replay",
-]

@@ -31,10 +31,10 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .replayed import NotReplayed, decode_played, encode_played
-from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
-
-Item = Played
+from ...game_log import NotReplayed
+from ...match import DEFAULT_MAX_DECISIONS, GameSpec
+from .replayed import decode_played, encode_played
+from .types import GameFailure, Played
 
 BACKENDS = ("local", "ray")
 RAY_INSTALL_HINT = "pip install 'dune-env[ray]' (or pip install 'ray[client]>=2.40,<3')"
@@ -84,7 +84,7 @@ def import_ray() -> Any:
 
 def check_ray_policies(policies: Sequence[Any]) -> None:
     """Refuse policies that exist only in this process: a Ray worker cannot load them."""
-    from ..policies.registry import BUILTIN_POLICIES, SHIPPED_MODELS, policy_names
+    from ...policies.registry import BUILTIN_POLICIES, SHIPPED_MODELS, policy_names
 
     registered_here = set(policy_names()) - set(BUILTIN_POLICIES) - set(SHIPPED_MODELS)
     for spec in policies:
@@ -254,7 +254,7 @@ class RayBackend:
         if session is not None:
             session.__exit__(*exc)
 
-    def play(self, specs: Sequence[GameSpec]) -> Iterator[Item]:
+    def play(self, specs: Sequence[GameSpec]) -> Iterator[Played]:
         ray = self.ray
         queue = list(specs)[::-1]
         running: dict[Any, GameSpec] = {}
@@ -277,7 +277,7 @@ class RayBackend:
                 except Exception:  # already finished or its worker already gone
                     pass
 
-    def _result(self, ref: Any, spec: GameSpec) -> Item:
+    def _result(self, ref: Any, spec: GameSpec) -> Played:
         try:
             data = self.ray.get(ref)
         except Exception as exc:  # the Ray worker or its node died: not a policy's fault

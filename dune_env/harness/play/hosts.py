@@ -47,9 +47,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from ..engine import Game
-from ..engine.shown import shown
-from ..policies.specs import PolicyLoadError, UntrustedCheckpointError
+from ...engine import Game
+from ...engine.shown import shown
+from ...policies.specs import PolicyLoadError, UntrustedCheckpointError
 
 MAX_REPLY_BYTES: Final = 1 << 20  # a host's answer: an int, or an error with its traceback
 MAX_TEXT: Final = 4_000  # an error message as kept
@@ -189,7 +189,7 @@ def _error(exc: BaseException) -> dict[str, Any]:
 
 def _answer(policy: Any, request: tuple[Any, ...], name: str) -> dict[str, Any]:
     """What the policy answers to one request (see `HostedPolicy`)."""
-    from ..policies.observation import ObservationPolicy, action_id
+    from ...policies.observation import ObservationPolicy, action_id
 
     what = request[0]
     if what == "reseed":
@@ -211,8 +211,8 @@ def _answer(policy: Any, request: tuple[Any, ...], name: str) -> dict[str, Any]:
 def _host_main(conn: Any, spec: str, worker: int) -> None:
     """A host's life: load the policy once per seat asked, answer requests until the worker
     closes the pipe, exit as the policy asks (sys.exit) or with the worker."""
-    from ..policies.observation import ObservationPolicy
-    from ..policies.registry import load_policy
+    from ...policies.observation import ObservationPolicy
+    from ...policies.registry import load_policy
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the benchmark's to handle
     _die_with(worker)
@@ -363,9 +363,9 @@ class HostedPolicy:
             if isinstance(returned, dict):
                 return _returned(str(returned.get("type")), str(returned.get("shown")))
             raise HostProtocolError(f"policy {self.name!r} answered {shown(reply)}")
-        from ..environment.action_table import NUM_ACTIONS
-        from ..environment.observer import Observer
-        from ..policies.observation import action_option, observation_and_mask
+        from ...environment.action_table import NUM_ACTIONS
+        from ...environment.observer import Observer
+        from ...policies.observation import action_option, observation_and_mask
 
         n = game.state.num_players
         if n not in self._observers:
@@ -382,7 +382,7 @@ class HostedPolicy:
 
 
 def _check_main(conn: Any, spec: str) -> None:
-    from ..policies.registry import load_policy
+    from ...policies.registry import load_policy
 
     try:
         load_policy(spec, seed=0)
@@ -399,7 +399,7 @@ def check_loadable(specs: Sequence[str]) -> None:
     """Load each policy of `specs` once to fail fast with the loader's message: the project's
     own in this process, foreign ones (`runs_foreign_code`) in a child process each, whose
     error is raised here as a PolicyLoadError (UntrustedCheckpointError kept as it is)."""
-    from ..policies.registry import load_policy, runs_foreign_code
+    from ...policies.registry import load_policy, runs_foreign_code
 
     for spec in specs:
         if not runs_foreign_code(spec):
