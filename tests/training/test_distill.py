@@ -1,0 +1,193 @@
+"""Search distillation (training/distill.py, training/search_labels.py; issue 35): labelled
+games, their files, the loss on the search's statistics, and a run that resumes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from training.search_labels import (  # noqa: E402
+    Chunk,
+    Labels,
+    collect_round,
+    load_round,
+    play_labelled_game,
+)
+
+TEACHER = "mcts-strategist-4"
+LINEUP = ("strategist", "economic", "aggressive")
+
+
+def chunk(**changes: object) -> Chunk:
+    base = Chunk(4, TEACHER, "", LINEUP, 1, 3, 0, (), False)
+    return Chunk(**{**base.__dict__, **changes})  # type: ignore[arg-type]
+
+
+def test_a_labelled_game_labels_every_learner_decision_with_the_search() -> None:
+    """The teacher playing the learner's seat: one row per decision of that seat with a
+    choice, its choice legal, the strategist's choice among the candidates of a searched one,
+    every candidate visited, the target a distribution whose largest share is the
+    choice."""
+    labels = play_labelled_game(chunk(), game=1)
+    assert labels.size > 30
+    rows = np.arange(labels.size)
+    masks, targets = labels.masks(rows), labels.targets(rows, visit_share=0.5)
+    assert masks[rows, labels.choice].all()
+    assert (masks.sum(axis=1) > 1).all()  # forced decisions are not kept
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0, rtol=1e-6)
+    assert (targets[~masks] == 0).all()
+    assert (targets.argmax(axis=1) == labels.choice).all()
+    searched = labels.preferred >= 0
+    assert searched.sum() > labels.size // 2
+    for row in np.flatnonzero(searched):
+        cand = labels.cand[labels.cand_ptr[row] : labels.cand_ptr[row + 1]]
+        visits = labels.visits[labels.cand_ptr[row] : labels.cand_ptr[row + 1]]
+        assert labels.preferred[row] in cand and labels.choice[row] in cand
+        assert visits.min() >= 1 and visits.sum() >= 4  # every candidate tried, the budget spent
+    assert set(np.unique(labels.returns)) <= {-1.0, 1.0}
+
+
+def test_the_student_plays_its_own_choices_and_the_teacher_only_labels(tmp_path: Path) -> None:
+    """DAgger: with a student, the learner seat plays the network's greedy choice (so the
+    labels depart from what was played), and the game is the same whoever labels it."""
+    from dune_env.policies.registry import CHECKPOINT_DIR
+    from dune_env.policies.weights import WeightsPolicy
+    from training.search_labels import student_action
+
+    path = str(CHECKPOINT_DIR / "bc_4p.safetensors")
+    student = WeightsPolicy(path)
+    labels = play_labelled_game(chunk(student=path, round_=1), game=0, student=student)
+    played = np.array(
+        [
+            student_action(student, labels.obs[i], labels.legal[s:e])
+            for i, (s, e) in enumerate(
+                zip(labels.legal_ptr[:-1], labels.legal_ptr[1:], strict=True)
+            )
+        ]
+    )
+    assert (played != labels.choice).any()  # the student departs from the search somewhere
+    again = play_labelled_game(chunk(student=path, round_=1, teacher="strategist"), 0, student)
+    assert np.array_equal(again.obs, labels.obs)  # the same game: the student's moves
+
+
+def test_chunks_resume_and_do_not_depend_on_the_workers(tmp_path: Path) -> None:
+    """A round's chunk files, played in one process or two, hold the same games; a missing
+    chunk is played again on a rerun, the others are kept."""
+    template = chunk()
+    collect_round(tmp_path / "one", template, 2, 1, 1, workers=1)
+    collect_round(tmp_path / "two", template, 2, 1, 1, workers=2)
+    for heldout in (False, True):
+        one, two = load_round(tmp_path / "one", heldout), load_round(tmp_path / "two", heldout)
+        for field, a, b in zip(Labels._fields, one, two, strict=True):
+            assert np.array_equal(a, b), field
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
+        "heldout_0000.npz",
+        "train_0000.npz",
+        "train_0001.npz",
+    ]
+    kept = (tmp_path / "one" / "train_0000.npz").stat().st_mtime_ns
+    (tmp_path / "one" / "train_0001.npz").unlink()
+    collect_round(tmp_path / "one", template, 2, 1, 1, workers=1)
+    assert (tmp_path / "one" / "train_0000.npz").stat().st_mtime_ns == kept
+    again = load_round(tmp_path / "one", heldout=False)
+    assert np.array_equal(again.obs, load_round(tmp_path / "two", heldout=False).obs)
+
+
+def test_the_distillation_loss_on_the_choice_alone_is_the_cloning_loss(
+    one_torch_thread: None,
+) -> None:
+    """With visit_share 0 the target is the teacher's choice: the cross-entropy is the
+    cloning loss's negative log-likelihood (`training.cloning`, one loss)."""
+    import torch
+
+    from training.cloning import distill_fit, masked_log_policy
+    from training.distill import DistillConfig, build_env, build_model
+
+    labels = play_labelled_game(chunk(), game=2)
+    cfg = DistillConfig(n_envs=1, envs_per_process=2, init_weights="bc-4p", eval_games=0)
+    env = build_env(cfg, 0)
+    model = build_model(cfg, env)
+    env.close()
+    rows = np.arange(labels.size)
+    obs = torch.as_tensor(labels.obs)
+    with torch.no_grad():
+        _, log_prob, _ = model.policy.evaluate_actions(
+            obs, torch.as_tensor(labels.choice.astype(np.int64)), action_masks=labels.masks(rows)
+        )
+        log_pi, _ = masked_log_policy(model.policy, obs, torch.as_tensor(labels.masks(rows)))
+    fit = distill_fit(model.policy, labels, visit_share=0.0)
+    assert fit["cross_entropy"] == pytest.approx(float(-log_prob.mean()), rel=1e-4)
+    assert fit["agreement"] == pytest.approx(
+        float((log_pi.argmax(dim=1).numpy() == labels.choice).mean())
+    )
+
+
+TINY = {
+    "teacher": TEACHER,
+    "init_weights": "bc-4p",
+    "games_per_round": 2,
+    "heldout_games": 1,
+    "chunk_games": 1,
+    "workers": 1,
+    "epochs": 2,
+    "eval_games": 0,
+    "n_envs": 1,
+    "envs_per_process": 2,
+}
+
+
+def _final(run_dir: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    return load_file(str(run_dir / "final_model.safetensors"))
+
+
+def test_a_distillation_given_more_rounds_resumes_after_its_last_fitted_one(
+    tmp_path: Path, one_torch_thread: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished run of one round, rerun with two, plays and fits only the second (its games
+    played by the student the first left) and ends with the weights of a run of two rounds
+    from the start; rerun again, it is finished."""
+    import training.distill as recipe
+    from training.distill import DistillConfig, train
+
+    whole = DistillConfig(out_dir=str(tmp_path / "whole"), rounds=2, **TINY)
+    train(whole, quiet=True)
+    cut = DistillConfig(out_dir=str(tmp_path / "cut"), rounds=1, **TINY)
+    train(cut, quiet=True)
+    fits: list[int] = []
+    real_fit = recipe.fit_round
+
+    def counted(cfg: DistillConfig, model: object, files: object, round_: int) -> object:
+        fits.append(round_)
+        return real_fit(cfg, model, files, round_)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recipe, "fit_round", counted)
+    more = DistillConfig(out_dir=str(tmp_path / "cut"), rounds=2, **TINY)
+    assert not recipe.Distill(more).warm_start_finished()
+    train(more, quiet=True)
+    assert fits == [1]
+    resumed, uninterrupted = _final(more.run_dir), _final(whole.run_dir)
+    for name, value in uninterrupted.items():
+        assert np.array_equal(resumed[name], value), name
+    assert recipe.Distill(more).warm_start_finished()
+    stats = json.loads((more.run_dir / "rounds" / "round1.json").read_text())
+    assert stats["samples"] > stats["start"]["decisions"]  # rounds 0 and 1 fitted together
+
+
+def test_saved_rounds_refuse_other_settings(tmp_path: Path) -> None:
+    from training.checkpoints import ResumeError
+    from training.distill import DistillConfig, RoundFiles, check_round_settings
+
+    cfg = DistillConfig(out_dir=str(tmp_path), **TINY)
+    files = RoundFiles(cfg.run_dir)
+    check_round_settings(cfg, files)
+    other = DistillConfig(out_dir=str(tmp_path), **{**TINY, "visit_share": 0.25})
+    with pytest.raises(ResumeError, match="visit_share=0.5"):
+        check_round_settings(other, files)
+    check_round_settings(DistillConfig(out_dir=str(tmp_path), **{**TINY, "rounds": 9}), files)
