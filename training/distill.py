@@ -66,8 +66,8 @@ class DistillFields:
     """The distillation: the teacher, the rounds, the fit and the learning curve."""
 
     teacher: str = "mcts-strategist-16"
-    """The labelling policy: a built-in engine policy; a search (mcts-*) labels with its root
-    statistics, any other with its choice."""
+    """The labelling policy: a built-in engine policy or a shipped model (e.g. residual-4p); a
+    search (mcts-*) labels with its root statistics, any other with its choice."""
     init_weights: str = "bc-4p"
     """The student's start: a safe-format model of the configured network ("": random)."""
     rounds: int = 6
@@ -84,7 +84,8 @@ class DistillFields:
     learner_seats: int = 1
     """Seats of the learner in each game (the benchmark has one)."""
     opponents: tuple[str, ...] = OPPONENTS
-    """The policies of the other seats (in turn, shuffled per game)."""
+    """The policies of the other seats (in turn, shuffled per game); `student` seats one more
+    learner (self-play; its decisions are labelled too)."""
     visit_share: float = 0.5
     """The target's share spread over the search's candidates by their visits (the rest on its
     choice); 0: the choice alone."""
@@ -114,12 +115,20 @@ class DistillFields:
 
     def __post_init__(self) -> None:
         from dune_env.engine.decisions import DecisionKind
-        from dune_env.policies.registry import BUILTIN_POLICIES
+        from dune_env.policies.registry import BUILTIN_POLICIES, SHIPPED_MODELS
+        from training.search_labels import STUDENT
 
-        if self.teacher not in BUILTIN_POLICIES:
+        known = sorted(BUILTIN_POLICIES) + sorted(SHIPPED_MODELS)
+        if self.teacher not in known:
             raise ConfigKeyError(
-                f"teacher={self.teacher!r} is not a built-in policy; use one of "
-                f"{sorted(BUILTIN_POLICIES)}"
+                f"teacher={self.teacher!r} is not a built-in policy or a shipped model; use one "
+                f"of {known}"
+            )
+        unknown = [o for o in self.opponents if o not in (*known, STUDENT)]
+        if not self.opponents or unknown:
+            raise ConfigKeyError(
+                f"opponents={list(self.opponents)!r}: need at least one, each a built-in policy, "
+                f"a shipped model or {STUDENT!r} (unknown: {unknown})"
             )
         if self.first_player not in FIRST_PLAYERS:
             raise ConfigKeyError(
@@ -229,7 +238,7 @@ def distill_rounds(cfg: DistillConfig, model: Any, progress: Any = None) -> None
     """The rounds (the module docstring), resumed after the last fitted one."""
     import shutil
 
-    from training.search_labels import Chunk, collect_round
+    from training.search_labels import Chunk, collect_round, round_cpu_seconds
 
     d, files = cfg.distill, RoundFiles(cfg.run_dir)
     if not cfg.run.resume:
@@ -264,11 +273,14 @@ def distill_rounds(cfg: DistillConfig, model: Any, progress: Any = None) -> None
         collected = time.perf_counter() - started
         stats = fit_round(cfg, model, files, round_)
         stats |= {"collect_seconds": collected, "seconds": time.perf_counter() - started}
-        stats["main_cpu_seconds"] = time.process_time() - cpu
+        stats["main_cpu_seconds"] = time.process_time() - cpu  # the fit and this process
+        stats["label_cpu_seconds"] = round_cpu_seconds(files.data_of(round_))  # the games
         save_round(model, files, round_, stats)
         export(model, files.student(round_).with_suffix(""))
-    for round_ in range(d.rounds):
-        if round_ not in files.curve():
+        evaluate_round(cfg, files, round_)
+    measured = files.curve()
+    for round_ in range(min(fitted, d.rounds)):  # fitted earlier, not yet measured
+        if round_ not in measured:
             evaluate_round(cfg, files, round_)
 
 

@@ -2,8 +2,9 @@
 learner's decisions, in the benchmark's setting, stored on disk.
 
 - **A game** (`play_labelled_game`): the learner (the teacher itself, or the student network
-  playing greedily) in `learner_seats` seats among the `opponents`, every decision with a
-  choice of a learner seat labelled by the teacher.  With a search teacher
+  playing greedily) in `learner_seats` seats among the `opponents` (an opponent named
+  `student` is one more learner seat: self-play), every decision with a choice of a learner
+  seat labelled by the teacher.  With a search teacher
   (`dune_env.policies.mcts.MCTSPolicy`) a label is the root's statistics: the candidates, their
   visits and mean rewards, and the option chosen (`RootSearch`); a decision it does not search
   (and any decision of another teacher) is labelled with its choice alone.  The teacher never
@@ -13,10 +14,11 @@ learner's decisions, in the benchmark's setting, stored on disk.
   interrupted collection resumes.  A chunk's games depend only on its seeds and the player
   files, never on the number of workers.
 - **On disk** (`{run}/data/round{r}/{train,heldout}_{chunk}.npz`, compressed): the observation
-  (float32, mostly zeros), the legal action ids, the candidates' action ids with their visits
-  and means (ragged arrays as flat arrays plus offsets), the teacher's choice, the strategist's
-  choice where the search saw it (`preferred`; -1 otherwise), the decision kind and the
-  deciding seat's final reward.  `load_round` reads them back as one `Labels`.
+  (float16: its values are multiples of 1/12, 1/10 and the like, which float16 keeps to 2e-4;
+  half the memory of a few million decisions), the legal action ids, the candidates' action
+  ids with their visits and means (ragged arrays as flat arrays plus offsets), the teacher's
+  choice, the strategist's choice where the search saw it (`preferred`; -1 otherwise), the
+  decision kind and the deciding seat's final reward.  `load_round` reads them back as one `Labels`.
 
 The learner's seats: with `learner_seats` = 1 as in the benchmark, the model's seat rotates
 with the game number; the other seats are filled from `opponents` in turn and shuffled by the
@@ -33,6 +35,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 HELDOUT_SEED_OFFSET = 1 << 40
+STUDENT = "student"
+"""An opponent entry that seats one more learner (the student, or the teacher in round 0)."""
 ROUND_SEED_STRIDE = 1 << 24
 RUN_SEED_STRIDE = 1 << 48
 
@@ -66,7 +70,7 @@ class Labels(NamedTuple):
     """Labelled decisions, the ragged arrays flat with offsets (row i's legal ids are
     `legal[legal_ptr[i]:legal_ptr[i + 1]]`, its candidates likewise with `cand_ptr`)."""
 
-    obs: np.ndarray  # (n, OBS_SIZE) float32
+    obs: np.ndarray  # (n, OBS_SIZE) float16
     legal_ptr: np.ndarray  # (n + 1,) int64
     legal: np.ndarray  # int16 action ids
     cand_ptr: np.ndarray  # (n + 1,) int64
@@ -113,8 +117,8 @@ class Labels(NamedTuple):
         from dune_env.environment.action_table import NUM_ACTIONS
 
         out = np.zeros((len(rows), NUM_ACTIONS), dtype=bool)
-        for i, row in enumerate(rows):
-            out[i, self.legal[self.legal_ptr[row] : self.legal_ptr[row + 1]]] = True
+        which, at = segments(self.legal_ptr, rows)
+        out[which, self.legal[at]] = True
         return out
 
     def targets(self, rows: np.ndarray, visit_share: float) -> np.ndarray:
@@ -126,15 +130,21 @@ class Labels(NamedTuple):
 
         out = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
         out[np.arange(len(rows)), self.choice[rows]] = 1.0 - visit_share
-        for i, row in enumerate(rows):
-            start, stop = self.cand_ptr[row], self.cand_ptr[row + 1]
-            visits = self.visits[start:stop].astype(np.float32)
-            total = float(visits.sum())
-            if total > 0:
-                out[i, self.cand[start:stop]] += visit_share * visits / total
-            else:
-                out[i, self.choice[row]] += visit_share
+        if visit_share:
+            which, at = segments(self.cand_ptr, rows)
+            visits = self.visits[at].astype(np.float32)
+            totals = np.bincount(which, weights=visits, minlength=len(rows))
+            np.add.at(out, (which, self.cand[at]), visit_share * visits / totals[which])
         return out
+
+
+def segments(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ragged rows (`ptr` offsets): (the position in `rows` of every element of the rows
+    `rows`, that element's index in the flat array), in order."""
+    starts, lengths = ptr[rows], ptr[np.asarray(rows) + 1] - ptr[rows]
+    which = np.repeat(np.arange(len(rows)), lengths)
+    first = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return which, np.arange(int(lengths.sum())) - first + np.repeat(starts, lengths)
 
 
 def empty_labels() -> Labels:
@@ -142,7 +152,7 @@ def empty_labels() -> Labels:
 
     zero = np.zeros(1, np.int64)
     return Labels(
-        np.zeros((0, OBS_SIZE), np.float32), zero, np.zeros(0, np.int16), zero.copy(),
+        np.zeros((0, OBS_SIZE), np.float16), zero, np.zeros(0, np.int16), zero.copy(),
         np.zeros(0, np.int16), np.zeros(0, np.int32), np.zeros(0, np.float32),
         np.zeros(0, np.int16), np.zeros(0, np.int16), np.zeros(0, np.int8),
         np.zeros(0, np.float32),
@@ -155,13 +165,15 @@ def empty_labels() -> Labels:
 def seats_of(chunk: Chunk, game: int, seed: int) -> tuple[list[str], set[int]]:
     """The policy names of game `game`'s seats ("" for a learner seat) and the learner seats:
     the learner's first seat rotates with the game number, the others follow it; the
-    opponents fill the other seats in turn, shuffled by the game's seed."""
+    opponents fill the other seats in turn, shuffled by the game's seed (a `student` entry
+    seats one more learner)."""
     n, k = chunk.num_players, chunk.learner_seats
     learner = {(game + i) % n for i in range(k)}
     others = [chunk.opponents[(game + i) % len(chunk.opponents)] for i in range(n - k)]
     np.random.default_rng(seed).shuffle(others)
     names = [others.pop() if seat not in learner else "" for seat in range(n)]
-    return names, learner
+    names = ["" if name == STUDENT else name for name in names]
+    return names, {seat for seat, name in enumerate(names) if not name}
 
 
 def play_labelled_game(chunk: Chunk, game: int, student: Any = None) -> Labels:
@@ -179,7 +191,7 @@ def play_labelled_game(chunk: Chunk, game: int, student: Any = None) -> Labels:
     teacher: Any = load_policy(chunk.teacher, seed=0)
     seats = [teacher if not name else load_policy(name, seed=s) for s, name in enumerate(names)]
     reseed_seats(seats, seed)
-    if student is not None:
+    if student is not None and hasattr(teacher, "reseed"):
         teacher.reseed(seat_seed(seed, 15))  # it labels only: a seed of its own
     game_ = Game(GameConfig(num_players=chunk.num_players), seed=seed)
     state = game_.state
@@ -245,7 +257,7 @@ def labels_of(rows: dict[str, list[Any]], returns: list[float]) -> Labels:
 
     n = len(rows["choice"])
     return Labels(
-        obs=np.asarray(rows["obs"], np.float32).reshape(n, OBS_SIZE),
+        obs=np.asarray(rows["obs"], np.float16).reshape(n, OBS_SIZE),
         legal_ptr=ptr(rows["legal"]),
         legal=flat(rows["legal"], np.int16),
         cand_ptr=ptr(rows["cand"]),
@@ -262,28 +274,34 @@ def labels_of(rows: dict[str, list[Any]], returns: list[float]) -> Labels:
 # --- a chunk, a round ------------------------------------------------------------------------
 
 
-def play_chunk(chunk: Chunk) -> Labels:
-    """Every game of `chunk` (run in a worker process: numpy only, no torch)."""
+def play_chunk(chunk: Chunk) -> tuple[Labels, float]:
+    """Every game of `chunk` (run in a worker process: numpy only, no torch), and the CPU
+    seconds they took."""
+    import time
+
+    started = time.process_time()
     student = None
     if chunk.student:
         from dune_env.policies.weights import WeightsPolicy
 
         student = WeightsPolicy(chunk.student)
-    return Labels.join([play_labelled_game(chunk, g, student) for g in chunk.games])
+    labels = Labels.join([play_labelled_game(chunk, g, student) for g in chunk.games])
+    return labels, time.process_time() - started
 
 
 def chunk_path(round_dir: Path, heldout: bool, index: int) -> Path:
     return round_dir / f"{'heldout' if heldout else 'train'}_{index:04d}.npz"
 
 
-def save_labels(path: Path, labels: Labels) -> None:
-    """`labels` as a compressed .npz, written atomically (plain arrays: read without pickle)."""
+def save_labels(path: Path, labels: Labels, cpu_seconds: float = 0.0) -> None:
+    """`labels` and the CPU seconds that made them as a compressed .npz, written atomically
+    (plain arrays: read without pickle)."""
     import io
 
     from dune_env.policies.weights import atomic_write_bytes
 
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **labels._asdict())
+    np.savez_compressed(buffer, cpu_seconds=np.float64(cpu_seconds), **labels._asdict())
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -319,7 +337,7 @@ def collect_round(
         progress.start(f"round {template.round_}: labelled games, chunks", total, "chunks")
     if workers <= 1:
         for path, chunk in jobs:
-            save_labels(path, play_chunk(chunk))
+            save_labels(path, *play_chunk(chunk))
             done += 1
             if progress is not None:
                 progress.update(done)
@@ -328,19 +346,31 @@ def collect_round(
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         context = multiprocessing.get_context("spawn")  # no torch thread pool forked
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet)
+        try:
             futures = {pool.submit(play_chunk, chunk): path for path, chunk in jobs}
             for future in as_completed(futures):
-                save_labels(futures[future], future.result())
+                save_labels(futures[future], *future.result())
                 done += 1
                 if progress is not None:
                     progress.update(done)
+        finally:  # an interruption stops at the running chunks (the rest resume later)
+            pool.shutdown(wait=True, cancel_futures=True)
     if progress is not None and total:
         progress.finish()
 
 
 def _quiet() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def round_cpu_seconds(round_dir: Path) -> float:
+    """The CPU seconds the round's saved chunks took to play and label."""
+    total = 0.0
+    for path in round_dir.glob("*.npz"):
+        with np.load(path, allow_pickle=False) as data:
+            total += float(data["cpu_seconds"]) if "cpu_seconds" in data.files else 0.0
+    return total
 
 
 def load_round(round_dir: Path, heldout: bool) -> Labels:

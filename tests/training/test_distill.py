@@ -114,7 +114,7 @@ def test_the_distillation_loss_on_the_choice_alone_is_the_cloning_loss(
     model = build_model(cfg, env)
     env.close()
     rows = np.arange(labels.size)
-    obs = torch.as_tensor(labels.obs)
+    obs = torch.as_tensor(labels.obs, dtype=torch.float32)
     with torch.no_grad():
         _, log_prob, _ = model.policy.evaluate_actions(
             obs, torch.as_tensor(labels.choice.astype(np.int64)), action_masks=labels.masks(rows)
@@ -191,3 +191,20 @@ def test_saved_rounds_refuse_other_settings(tmp_path: Path) -> None:
     with pytest.raises(ResumeError, match="visit_share=0.5"):
         check_round_settings(other, files)
     check_round_settings(DistillConfig(out_dir=str(tmp_path), **{**TINY, "rounds": 9}), files)
+
+
+def test_a_student_opponent_is_one_more_learner_seat() -> None:
+    """`student` among the opponents seats one more learner, whose decisions are labelled too."""
+    from training.search_labels import STUDENT, seats_of
+
+    template = chunk(opponents=(*LINEUP, STUDENT))
+    counts = []
+    for game in range(8):
+        names, learner = seats_of(template, game, seed=game)
+        assert learner == {seat for seat, name in enumerate(names) if not name}
+        assert game % 4 in learner and STUDENT not in names
+        counts.append(len(learner))
+    assert set(counts) == {1, 2}
+    labels = play_labelled_game(chunk(opponents=(STUDENT,), teacher="strategist"), game=0)
+    alone = play_labelled_game(chunk(teacher="strategist"), game=0)
+    assert labels.size > 3 * alone.size  # every seat is a learner's
