@@ -22,12 +22,16 @@ statistics (visits of every candidate) say more than one choice.  Here:
    their visits) on every round's data so far (`window`: the last rounds only), epoch by epoch
    until the round's held-out cross-entropy stops falling (`patience`), the best epoch kept.
 4. The learning curve (`evaluate_round`): after every round the student, exported in the safe
-   format, is measured by the harness in each of `eval_lineups` (duplicate deals, the default
-   balanced seatings, `eval_games` games on `eval_seed`): its paired strength minus each other
+   format, is measured by the harness in each of `curve_lineups` (duplicate deals, the default
+   balanced seatings, `curve_games` games on `curve_seed`): its paired strength minus each other
    policy, one line per round in `curves.jsonl`, with the held-out agreement.
-5. The hooks in the skeleton (`training/skeleton.py`): the model is sb3-contrib's MaskablePPO
-   `MlpPolicy` (exported as any network of this kind: `WeightsPolicy` plays it, numpy only), so
-   PPO can continue from the distilled weights (`total_timesteps` > 0, against the pool).
+5. PPO after the rounds (`total_timesteps` > 0; `AnchorFields`): from the distilled weights,
+   against the pool (`pool`: the heuristics and the learner's own snapshots, PFSP-weighted if
+   asked), with a KL anchor to the last round's student annealed from `anchor_coef_start` to
+   `anchor_coef_end` (`training.kickstart.AnchoredPPO`), the periodic line-up evaluation
+   (`evaluation`) and checkpoints in the safe format.
+6. The hooks in the skeleton (`training/skeleton.py`): the model is sb3-contrib's MaskablePPO
+   `MlpPolicy` (exported as any network of this kind: `WeightsPolicy` plays it, numpy only).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from training.evaluate import lineup_of
 from training.fields import (
     CheckpointFields,
     EnvFields,
+    EvaluationFields,
     PoolFields,
     PPOFields,
     RunFields,
@@ -103,14 +108,14 @@ class DistillFields:
     """Loss weight per decision kind by name (1 for the others)."""
     workers: int = 2
     """Processes that play the labelled games and the evaluations."""
-    eval_games: int = 1008
+    curve_games: int = 1008
     """Games per evaluation line-up after each round (rounded up to whole deals; 0: none)."""
-    eval_lineups: tuple[str, ...] = (
+    curve_lineups: tuple[str, ...] = (
         "strategist economic aggressive",
         "strategist economic-eps20 aggressive-eps20",
     )
     """The other policies of each evaluation line-up (the student is added first)."""
-    eval_seed: int = 100
+    curve_seed: int = 100
     """Seed of the evaluations (the same deals every round)."""
 
     def __post_init__(self) -> None:
@@ -145,6 +150,33 @@ class DistillFields:
             raise ConfigKeyError(f"kind_weights: unknown kinds {unknown}; kinds: {kinds}")
 
 
+@dataclass
+class AnchorFields:
+    """PPO after the rounds (`total_timesteps` > 0): the pull towards the distilled student."""
+
+    anchor_coef_start: float = 0.0
+    """lambda of the KL divergence from the distilled student (the last round's, frozen) to the
+    policy at PPO's first step (`training.kickstart.AnchoredPPO`); 0 with anchor_coef_end 0:
+    plain PPO."""
+    anchor_coef_end: float = 0.0
+    """lambda after `anchor_anneal_steps` learner steps, and from then on."""
+    anchor_anneal_steps: int = 1_000_000
+    """Learner steps over which lambda falls linearly from start to end."""
+    critic_warmup_rollouts: int = 0
+    """Rollouts at PPO's start whose updates train the value network only."""
+
+    def __post_init__(self) -> None:
+        for name in ("anchor_coef_start", "anchor_coef_end", "anchor_anneal_steps"):
+            if not getattr(self, name) >= 0:
+                raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 0")
+
+    @property
+    def anchored(self) -> bool:
+        """PPO needs `AnchoredPPO`: an anchor term or a critic warm-up."""
+        coefs = (self.anchor_coef_start, self.anchor_coef_end, self.critic_warmup_rollouts)
+        return any(c > 0 for c in coefs)
+
+
 @dataclass(init=False)
 class DistillConfig(TrainingConfig):
     """The experiment's settings (`configs/distill_4p.yaml`), by group (`training/fields.py`)."""
@@ -153,8 +185,12 @@ class DistillConfig(TrainingConfig):
     ppo: PPOFields = group(PPOFields, total_timesteps=0, net_arch=(256, 256))
     env: EnvFields = group(EnvFields, n_envs=1, envs_per_process=8)
     pool: PoolFields = group(PoolFields, p_self=0.0, p_heuristic=1.0, heuristic_opponents=OPPONENTS)
+    evaluation: EvaluationFields = group(
+        EvaluationFields, eval_interval=0, eval_mode="lineup", eval_games=1008
+    )
     checkpoints: CheckpointFields = group(CheckpointFields, checkpoint_interval=500_000)
     distill: DistillFields = group(DistillFields)
+    anchor: AnchorFields = group(AnchorFields)
 
     FIXED_ON_RESUME: ClassVar[tuple[str, ...]] = TrainingConfig.FIXED_ON_RESUME
     ROUND_SETTINGS: ClassVar[tuple[str, ...]] = (
@@ -388,11 +424,11 @@ def evaluate_round(cfg: DistillConfig, files: RoundFiles, round_: int) -> dict[s
         "heldout_agreement_with_strategist": stats["best"]["agreement_with_strategist"],
         "lineups": {},
     }
-    if d.eval_games:
-        for lineup in d.eval_lineups:
+    if d.curve_games:
+        for lineup in d.curve_lineups:
             others = lineup.split()
             summary = evaluate_lineup(
-                student, others, cfg.run.num_players, d.eval_games, d.eval_seed, d.workers
+                student, others, cfg.run.num_players, d.curve_games, d.curve_seed, d.workers
             )
             line["lineups"][lineup] = {o: paired_record(summary, student, o) for o in others}
             shown = ", ".join(
@@ -419,15 +455,34 @@ def build_env(cfg: DistillConfig, seed: int) -> Any:
     return venv
 
 
-def build_model(cfg: DistillConfig, venv: Any) -> Any:
-    """sb3-contrib's MaskablePPO with the MlpPolicy of `net_arch` (tanh)."""
+def algorithm(cfg: DistillConfig) -> Any:
+    """PPO's algorithm: sb3-contrib's MaskablePPO, or with an anchor `AnchoredPPO` (PPO plus
+    lambda x KL from the distilled student)."""
     from sb3_contrib import MaskablePPO
 
+    from training.kickstart import AnchoredPPO
+
+    return AnchoredPPO if cfg.anchor.anchored else MaskablePPO
+
+
+def build_model(cfg: DistillConfig, venv: Any) -> Any:
+    """The algorithm with the MlpPolicy of `net_arch` (tanh)."""
     from training.checkpoints import RunFolder
 
     return skeleton.new_model(
-        MaskablePPO, "MlpPolicy", venv, cfg.ppo, cfg.run.seed, RunFolder(cfg.run_dir)
+        algorithm(cfg), "MlpPolicy", venv, cfg.ppo, cfg.run.seed, RunFolder(cfg.run_dir)
     )
+
+
+def configure(cfg: DistillConfig, model: Any) -> None:
+    """The anchor and its schedule (new and resumed models): the last round's student."""
+    if not hasattr(model, "set_anchor"):
+        return
+    a = cfg.anchor
+    model.set_anchor(str(RoundFiles(cfg.run_dir).student(cfg.distill.rounds - 1)))
+    model.kick_start, model.kick_end = a.anchor_coef_start, a.anchor_coef_end
+    model.kick_anneal_steps = a.anchor_anneal_steps
+    model.critic_warmup_steps = a.critic_warmup_rollouts * model.n_steps * model.n_envs
 
 
 def warm_start(cfg: DistillConfig, model: Any, progress: Any) -> None:
@@ -452,11 +507,19 @@ class Distill(skeleton.Recipe):
     config: DistillConfig
 
     def __init__(self, config: DistillConfig) -> None:
-        from sb3_contrib import MaskablePPO
+        from training.evaluate import EvaluationPlan
+        from training.search_labels import STUDENT
 
         super().__init__(config)
-        self.algorithm = MaskablePPO
+        self.algorithm = algorithm(config)
         self.pool = config.pool
+        heuristics = tuple(o for o in config.distill.opponents if o != STUDENT)
+        self.evaluation = EvaluationPlan(
+            config.evaluation, heuristics, config.run.num_players, config.run.seed
+        )
+
+    def configure(self, model: Any) -> None:
+        configure(self.config, model)
 
     def build_env(self, seed: int) -> Any:
         return build_env(self.config, seed)
@@ -470,9 +533,9 @@ class Distill(skeleton.Recipe):
     def warm_start_finished(self) -> bool:
         """Every round fitted and on the learning curve (more rounds configured: not)."""
         d, files = self.config.distill, RoundFiles(self.config.run_dir)
-        curve = files.curve() if d.eval_games else {}
+        curve = files.curve() if d.curve_games else {}
         return files.fitted() >= d.rounds and (
-            not d.eval_games or all(r in curve for r in range(d.rounds))
+            not d.curve_games or all(r in curve for r in range(d.rounds))
         )
 
     def export(self, model: Any, stem: Path) -> Path:

@@ -109,7 +109,7 @@ def test_the_distillation_loss_on_the_choice_alone_is_the_cloning_loss(
     from training.distill import DistillConfig, build_env, build_model
 
     labels = play_labelled_game(chunk(), game=2)
-    cfg = DistillConfig(n_envs=1, envs_per_process=2, init_weights="bc-4p", eval_games=0)
+    cfg = DistillConfig(n_envs=1, envs_per_process=2, init_weights="bc-4p", curve_games=0)
     env = build_env(cfg, 0)
     model = build_model(cfg, env)
     env.close()
@@ -135,7 +135,7 @@ TINY = {
     "chunk_games": 1,
     "workers": 1,
     "epochs": 2,
-    "eval_games": 0,
+    "curve_games": 0,
     "n_envs": 1,
     "envs_per_process": 2,
 }
@@ -208,3 +208,82 @@ def test_a_student_opponent_is_one_more_learner_seat() -> None:
     labels = play_labelled_game(chunk(opponents=(STUDENT,), teacher="strategist"), game=0)
     alone = play_labelled_game(chunk(teacher="strategist"), game=0)
     assert labels.size > 3 * alone.size  # every seat is a learner's
+
+
+def test_the_anchor_term_is_the_kl_divergence_from_the_anchors_policy(
+    tmp_path: Path, one_torch_thread: None
+) -> None:
+    """AnchoredPPO's term: 0 (and full agreement) against its own weights as the anchor,
+    positive against another network, and it pulls the policy towards the anchor."""
+    import torch
+
+    from dune_env.policies.registry import CHECKPOINT_DIR
+    from dune_env.vector import DuneVecEnv
+    from training.kickstart import AnchoredPPO
+
+    venv = DuneVecEnv(4, learner="rotate", num_players=4, opponents="economic")
+    venv.seed(0)
+    model = AnchoredPPO(
+        "MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0,
+        policy_kwargs={"net_arch": [256, 256]},
+    )  # fmt: skip
+    model.set_anchor(str(CHECKPOINT_DIR / "bc_4p.safetensors"))
+    model.learn(16)  # one rollout in the buffer (its update at lambda 0 leaves the policy)
+    (batch,) = model.rollout_buffer.get(None)
+    actions = batch.actions.long().flatten()
+
+    def term(anchor: Path) -> tuple[float, float]:
+        model.set_anchor(str(anchor))
+        with torch.no_grad():
+            dist = model.policy.get_distribution(
+                batch.observations, action_masks=batch.action_masks
+            )
+            kl, agreement = model.teacher_term(dist, batch, actions)
+        return float(kl), agreement
+
+    from dune_env.policies.weights import export_policy
+
+    export_policy(model, tmp_path / "self")
+    kl, agreement = term(tmp_path / "self.safetensors")
+    assert kl == pytest.approx(0.0, abs=1e-5) and agreement == 1.0
+    bc = CHECKPOINT_DIR / "bc_4p.safetensors"
+    before, _ = term(bc)
+    assert before > 0.1
+    model.set_anchor(str(bc))
+    for _ in range(20):
+        dist = model.policy.get_distribution(batch.observations, action_masks=batch.action_masks)
+        kl_term, _ = model.teacher_term(dist, batch, actions)
+        model.policy.optimizer.zero_grad()
+        kl_term.backward()
+        model.policy.optimizer.step()
+    after, _ = term(bc)
+    assert after < before
+    model.save(tmp_path / "model.zip")  # the anchor is named, not pickled
+    assert AnchoredPPO.load(tmp_path / "model.zip").anchor is None
+    venv.close()
+
+
+def test_ppo_after_the_rounds_anchored_to_the_student_resumes(
+    tmp_path: Path, one_torch_thread: None
+) -> None:
+    """The recipe with PPO after its round: AnchoredPPO from the student's weights, anchored
+    to the student's file; a rerun with more steps resumes PPO's checkpoint (no round again)."""
+    import training.distill as recipe
+    from training.distill import DistillConfig, train
+    from training.kickstart import AnchoredPPO
+
+    settings = {
+        **TINY, "rounds": 1, "total_timesteps": 64, "n_steps": 16, "batch_size": 32,
+        "n_epochs": 1, "anchor_coef_start": 1.0, "anchor_coef_end": 0.5, "p_self": 0.5,
+        "p_heuristic": 0.5, "snapshot_interval": 32, "checkpoint_interval": 32,
+    }  # fmt: skip
+    cfg = DistillConfig(out_dir=str(tmp_path), **settings)
+    assert recipe.algorithm(cfg) is AnchoredPPO
+    train(cfg, quiet=True)
+    first = json.loads((cfg.run_dir / "training.json").read_text())
+    assert first["num_timesteps"] >= 64
+    more = DistillConfig(out_dir=str(tmp_path), **{**settings, "total_timesteps": 128})
+    train(more, quiet=True)
+    second = json.loads((more.run_dir / "training.json").read_text())
+    assert second["num_timesteps"] >= 128 and second["learner_steps_this_session"] < 128
+    assert list((cfg.run_dir / "pool").glob("snapshot_*.safetensors"))
