@@ -164,8 +164,14 @@ class AnchorFields:
     """Learner steps over which lambda falls linearly from start to end."""
     critic_warmup_rollouts: int = 0
     """Rollouts at PPO's start whose updates train the value network only."""
+    sharpen: float = 1.0
+    """The policy head's weights and bias multiplied by this before PPO: the greedy choices
+    stay the student's, the sampled policy leaves them more rarely (as residual PPO starts
+    sharp around the strategist).  The sharpened start is the anchor."""
 
     def __post_init__(self) -> None:
+        if not self.sharpen > 0:
+            raise ConfigKeyError(f"sharpen={self.sharpen!r} must be > 0")
         for name in ("anchor_coef_start", "anchor_coef_end", "anchor_anneal_steps"):
             if not getattr(self, name) >= 0:
                 raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 0")
@@ -232,6 +238,11 @@ class RoundFiles:
         """The student after round `round_` (-1: the start) in the safe format."""
         name = "student_start" if round_ < 0 else f"student_{round_}"
         return self.rounds / f"{name}.safetensors"
+
+    @property
+    def ppo_start(self) -> Path:
+        """The model PPO starts from (the last round's student, sharpened): its anchor."""
+        return self.rounds / "ppo_start.safetensors"
 
     def fitted(self) -> int:
         """How many rounds are fitted (saved in order)."""
@@ -475,23 +486,31 @@ def build_model(cfg: DistillConfig, venv: Any) -> Any:
 
 
 def configure(cfg: DistillConfig, model: Any) -> None:
-    """The anchor and its schedule (new and resumed models): the last round's student."""
+    """The anchor and its schedule (new and resumed models): PPO's start."""
     if not hasattr(model, "set_anchor"):
         return
     a = cfg.anchor
-    model.set_anchor(str(RoundFiles(cfg.run_dir).student(cfg.distill.rounds - 1)))
+    model.set_anchor(str(RoundFiles(cfg.run_dir).ppo_start))
     model.kick_start, model.kick_end = a.anchor_coef_start, a.anchor_coef_end
     model.kick_anneal_steps = a.anchor_anneal_steps
     model.critic_warmup_steps = a.critic_warmup_rollouts * model.n_steps * model.n_envs
 
 
 def warm_start(cfg: DistillConfig, model: Any, progress: Any) -> None:
-    """`init_weights`, then the rounds."""
+    """`init_weights`, then the rounds, then (with PPO to follow) the head sharpened and the
+    start exported: PPO's anchor."""
+    import torch
+
     from training.initial_weights import load_initial_weights
 
     if cfg.distill.init_weights:
         load_initial_weights(model, cfg.distill.init_weights)
     distill_rounds(cfg, model, progress)
+    if cfg.ppo.total_timesteps > 0:
+        with torch.no_grad():
+            model.policy.action_net.weight.mul_(cfg.anchor.sharpen)
+            model.policy.action_net.bias.mul_(cfg.anchor.sharpen)
+        export(model, RoundFiles(cfg.run_dir).ppo_start.with_suffix(""))
 
 
 def export(model: Any, stem: Path) -> Path:

@@ -277,12 +277,19 @@ def test_ppo_after_the_rounds_anchored_to_the_student_resumes(
         "n_epochs": 1, "anchor_coef_start": 1.0, "anchor_coef_end": 0.5, "p_self": 0.5,
         "p_heuristic": 0.5, "snapshot_interval": 32, "checkpoint_interval": 32,
     }  # fmt: skip
-    cfg = DistillConfig(out_dir=str(tmp_path), **settings)
+    cfg = DistillConfig(out_dir=str(tmp_path), sharpen=3.0, **settings)
     assert recipe.algorithm(cfg) is AnchoredPPO
     train(cfg, quiet=True)
+    from safetensors.numpy import load_file
+
+    files = recipe.RoundFiles(cfg.run_dir)
+    start, student = load_file(str(files.ppo_start)), load_file(str(files.student(0)))
+    assert np.allclose(start["action_net.weight"], 3.0 * student["action_net.weight"])
+    assert np.array_equal(start["mlp_extractor.policy_net.0.weight"],
+                          student["mlp_extractor.policy_net.0.weight"])  # fmt: skip
     first = json.loads((cfg.run_dir / "training.json").read_text())
     assert first["num_timesteps"] >= 64
-    more = DistillConfig(out_dir=str(tmp_path), **{**settings, "total_timesteps": 128})
+    more = DistillConfig(out_dir=str(tmp_path), sharpen=3.0, **{**settings, "total_timesteps": 128})
     train(more, quiet=True)
     second = json.loads((more.run_dir / "training.json").read_text())
     assert second["num_timesteps"] >= 128 and second["learner_steps_this_session"] < 128
