@@ -101,19 +101,27 @@ def load_seats(specs: Sequence[str], trust: bool = False) -> list[EnginePolicy]:
 
 
 _BUILTIN_CLASSES: set[type] = set()
+_BUILTIN_CALLABLES: set[type] = set()
 
 
 def is_builtin(policy: object) -> bool:
     """Whether `policy` is an instance of one of the project's registered built-in policy
     classes (exactly that class: not a subclass, nor a class that only claims their module
     name), whose instance does not replace `act`; a policy wrapping another (`base`, as the
-    epsilon policies do) only if that one is built in too.  Those never edit the game they are
-    given (tested), so they may decide on it."""
+    epsilon policies do) only if that one is built in too, and an observation policy only if
+    its callable (`fn`) is one of the project's networks (a user's callable is user code,
+    whatever class wraps it).  Those never edit the game they are given (tested), so they may
+    decide on it."""
     if not _BUILTIN_CLASSES:
-        from .policies.registry import builtin_policy_classes
+        from .policies.registry import builtin_observation_callables, builtin_policy_classes
 
+        _BUILTIN_CALLABLES.update(builtin_observation_callables())
         _BUILTIN_CLASSES.update(builtin_policy_classes())
     if type(policy) not in _BUILTIN_CLASSES or "act" in getattr(policy, "__dict__", {}):
+        return False
+    # An observation policy runs its callable: user code unless one of the project's networks.
+    fn = getattr(policy, "fn", None)
+    if fn is not None and type(fn) not in _BUILTIN_CALLABLES:
         return False
     base = getattr(policy, "base", None)
     return base is None or is_builtin(base)

@@ -83,6 +83,11 @@ cases = {
     "config faction_mode a list": lambda: GameConfig(faction_mode=["random"]),
     "config num_players a string": lambda: GameConfig(num_players="4"),
     "config factions an int": lambda: GameConfig(faction_mode="assigned", factions=5),
+    # issue 31, item 9
+    "restore west faces as bytes": restored(["config", "region_die_west_faces"], b"\x01\x04"),
+    "restore 4000-digit rewards": restored(["rewards"], [int("9" * 4000)] * 4),
+    "apply a deeply nested list": lambda: game.apply(deep(10**5)),
+    "apply a 5000-digit option": lambda: game.apply(10**5000),
 }
 results = []
 for name, case in cases.items():
@@ -117,6 +122,10 @@ FIELDS = {
     "config faction_mode a list": "faction_mode=['random'] is unknown",
     "config num_players a string": "num_players must be an int from 3 to 8, not '4'",
     "config factions an int": "factions must be a list, not 5",
+    "restore west faces as bytes": "region_die_west_faces must be a list",
+    "restore 4000-digit rewards": "'rewards'",
+    "apply a deeply nested list": "is a list: give a Python int",
+    "apply a 5000-digit option": "an integer of about 5001 digits",
 }
 ACCEPTED = {"from_json bytes", "from_json bytearray", "config west faces as a list"}
 ACCEPTED |= {"config factions as a list"}
@@ -151,6 +160,7 @@ def test_bad_snapshots_are_snapshot_errors_naming_the_field() -> None:
             assert kind == "ok", (name, kind, message)
             continue
         expected = "ConfigError" if name.startswith("config") else "SnapshotError"
+        expected = "IllegalOptionError" if name.startswith("apply") else expected
         assert kind == expected, (name, kind, message[:300])
         assert FIELDS[name] in message, (name, message[:300])
         assert len(message) < 600, (name, message[:300])  # described briefly

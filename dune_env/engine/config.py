@@ -93,7 +93,7 @@ def check_seed(seed: object, what: str = "seed") -> int:
 
 
 def _as_tuple(value: Any, name: str) -> tuple[Any, ...]:
-    if isinstance(value, (str, bytes, dict)):
+    if isinstance(value, (str, bytes, bytearray, memoryview, dict)):
         raise ConfigError(f"{name} must be a list, not {shown(value)}")
     try:
         return tuple(value)
@@ -192,11 +192,9 @@ class GameConfig:
             raise ConfigError(
                 f"unknown configuration key(s) {sorted(unknown)}; known keys: {sorted(known)}"
             )
-        kwargs = dict(data)
-        for key in _TUPLE_FIELDS:
-            if kwargs.get(key) is not None:
-                kwargs[key] = tuple(kwargs[key])
-        return cls(**kwargs)
+        # Lists become tuples in `__post_init__`, which refuses what is not a list (bytes, a
+        # string, a mapping) as the constructor does.
+        return cls(**data)
 
     @classmethod
     def known_keys(cls) -> list[str]:

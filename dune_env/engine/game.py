@@ -33,6 +33,7 @@ from .core import RUNNERS, clear_pending
 from .decisions import APPLY_FNS, LEGAL_FNS, DecisionKind, describe_option
 from .events import render
 from .records import HistoryRow, LastBattle, opening_row
+from .shown import shown
 from .state import GameState, Phase
 from .steps.setup import begin_setup
 
@@ -201,15 +202,15 @@ def check_option(state: GameState, option: object) -> None:
     options = legal_options(state)
     if isinstance(option, bool) or not isinstance(option, int):
         raise IllegalOptionError(
-            f"option {option!r} is a {type(option).__name__}: give a Python int, one of "
+            f"option {shown(option)} is a {type(option).__name__}: give a Python int, one of "
             f"{options} (convert a numpy integer with int(...))"
         )
     if option not in options:
         kind = DecisionKind(state.pending_kind)
         try:
-            bad = f"{option!r} ({describe_option(kind, option)})"
-        except (ValueError, TypeError, IndexError, KeyError):
-            bad = repr(option)
+            bad = f"{shown(option)} ({describe_option(kind, option)})"
+        except (ValueError, TypeError, IndexError, KeyError, OverflowError):
+            bad = shown(option)
         legal_text = ", ".join(f"{o}={describe_option(kind, o)}" for o in options)
         raise IllegalOptionError(
             f"option {bad} is not legal for decision {kind.name} of seat {state.pending_seat}; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Final
 
 from .config import ConfigError, GameConfig
@@ -206,7 +207,13 @@ def _read_field(data: dict[str, Any], field: StateField, n: int) -> Any:
             or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in value)
         ):
             raise SnapshotError(f"snapshot field {name!r} must be {length} numbers")
-        return [float(r) for r in value]
+        try:
+            numbers = [float(r) for r in value]
+        except OverflowError:  # an integer of thousands of digits
+            numbers = [math.inf]
+        if not all(math.isfinite(r) for r in numbers):
+            raise SnapshotError(f"snapshot field {name!r} must be {length} finite numbers")
+        return numbers
     assert kind == LAST_BATTLE, kind
     value = data[name]
     if value == []:

@@ -31,6 +31,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .replayed import NotReplayed, decode_played, encode_played
 from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
 
 Item = Played
@@ -105,13 +106,15 @@ _RAY_POOLS: dict[tuple[float, int], Any] = {}
 _RAY_LOADED: set[str] = set()
 
 
-def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cwd: str) -> Item:
+def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cwd: str) -> bytes:
     """The Ray task: play one game in this Ray worker's own killable worker process, set up as
     the local driver sets up its workers (policies loaded first, one torch thread, then fork),
-    so that the move timeout measures the same thing on both backends."""
+    so that the move timeout measures the same thing on both backends.  It returns the game's
+    result as the plain bytes a local worker sends (replayed.py), which the driver reads and
+    replays itself."""
     import multiprocessing
 
-    from ..policies.registry import load_policy
+    from .hosts import check_loadable
     from .workers import WorkerPool
 
     if os.path.isdir(driver_cwd) and os.getcwd() != driver_cwd:
@@ -121,15 +124,17 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
     new = sorted(set(spec.seat_policies) - _RAY_LOADED)
     if new:
         for name in new:
-            try:
-                load_policy(name, seed=0)
+            try:  # foreign code in a child process only, as on the driver (hosts.py)
+                check_loadable([name])
             except Exception as exc:  # e.g. a model file missing on this node
-                return spec, GameFailure(
-                    spec.index,
-                    spec.seed,
-                    f"policy {name!r} could not be loaded on Ray node {_node()}: {exc}",
-                    policy=name,
-                    kind="error",
+                return encode_played(
+                    GameFailure(
+                        spec.index,
+                        spec.seed,
+                        f"policy {name!r} could not be loaded on Ray node {_node()}: {exc}",
+                        policy=name,
+                        kind="error",
+                    )
                 )
             _RAY_LOADED.add(name)
         torch = sys.modules.get("torch")
@@ -146,7 +151,8 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
         # worker's threads (not copied by fork) are never needed in it.
         context = multiprocessing.get_context("fork")
         pool = _RAY_POOLS[key] = WorkerPool(1, move_timeout, max_decisions, context=context)
-    return next(iter(pool.play([spec])))
+    _, result = next(iter(pool.play([spec])))
+    return encode_played(result)
 
 
 def _node() -> str:
@@ -223,6 +229,9 @@ class RayBackend:
     ) -> None:
         if workers is not None and workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
+        from .workers import check_max_decisions
+
+        check_max_decisions(max_decisions)
         self.ray = import_ray()
         self.requested = workers
         self.size = workers or 1
@@ -270,7 +279,7 @@ class RayBackend:
 
     def _result(self, ref: Any, spec: GameSpec) -> Item:
         try:
-            item: Item = self.ray.get(ref)
+            data = self.ray.get(ref)
         except Exception as exc:  # the Ray worker or its node died: not a policy's fault
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             failure = GameFailure(
@@ -280,4 +289,13 @@ class RayBackend:
                 kind="crash",
             )
             return spec, failure
-        return item
+        try:  # the driver's own spec: what the task says about the game is not asked
+            if not isinstance(data, bytes):
+                raise NotReplayed(f"the task returned a {type(data).__name__}, not bytes")
+            return spec, decode_played(spec, data)
+        except NotReplayed as exc:
+            return spec, GameFailure(
+                spec.index,
+                spec.seed,
+                f"the Ray task of game {spec.index} sent an unusable result: {exc}",
+            )

@@ -20,8 +20,9 @@ from ..match import DEFAULT_MAX_DECISIONS, GameSpec, lineup, schedule
 from ..provenance import software_record
 from ..seatings import DEFAULT_SEATINGS, ROTATIONS
 from .outputs import CsvSink
+from .replayed import as_rows  # each game's rows from the replay of its decisions
 from .report import leaderboard, markdown_report, summarise, write_json, write_plots
-from .types import GameFailure, Item, SeatResult, as_rows
+from .types import GameFailure, Item, SeatResult
 
 HARNESS_KEYS = ("num_players", "faction_mode", "factions")  # set by the harness itself
 
@@ -51,13 +52,14 @@ def check_options(
     check_luck(luck_samples, luck_model)
     from ..engine import ConfigError, GameConfig
     from ..engine.config import check_seed
+    from .types import MAX_GAMES, MAX_WORKERS
 
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games={games!r}: give a positive number of games")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games={games!r}: give a positive number of games, at most {MAX_GAMES:,}")
     if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+        isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS
     ):
-        raise ValueError(f"workers={workers!r}: give at least 1")
+        raise ValueError(f"workers={workers!r}: give at least 1, at most {MAX_WORKERS}")
     check_seed(seed, "seed")
     for key in sorted(config or {}):
         if key in HARNESS_KEYS:
@@ -97,7 +99,7 @@ def _checked_policies(
 ) -> list[str]:
     """The policy specs to schedule, each loaded once here to fail fast with the loader's
     message; with `trust`, marked trusted so that the opt-in reaches the workers."""
-    from ..policies.registry import load_policy, trusted
+    from ..policies.registry import trusted
     from .backends import check_backend, check_ray_policies
 
     check_backend(backend, address)
@@ -109,8 +111,9 @@ def _checked_policies(
     if trust:
         policies = [trusted(p) if isinstance(p, str) else p for p in policies]
     lineup(policies, num_players)  # at most one policy per seat
-    for name in sorted(set(policies)):
-        load_policy(name, seed=0)
+    from .hosts import check_loadable
+
+    check_loadable(sorted(set(policies)))  # foreign code in a child process only (hosts.py)
     _single_threaded_torch()
     return policies
 

@@ -21,6 +21,7 @@ from ..policies.registry import policy_names
 from ..seatings import DEFAULT_SEATINGS, SEATINGS
 from .exits import bad_input_errors, interrupted, refused
 from .luck import DEFAULT_SAMPLES as DEFAULT_LUCK_SAMPLES
+from .luck import LUCK_RESULT, LUCK_START
 from .suite import REFERENCES, SUITE_NAME, SUITE_VERSION
 
 if TYPE_CHECKING:
@@ -258,8 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out if args.out is not None else str(default_out_dir())
     # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
     previous = signal.signal(signal.SIGTERM, _terminate)
-    if args.bootstrap < 0:
-        print("dune-bench: --bootstrap must be 0 or more", file=sys.stderr)
+    from .types import MAX_BOOTSTRAP
+
+    if not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
+        print(f"dune-bench: --bootstrap must be from 0 to {MAX_BOOTSTRAP:,}", file=sys.stderr)
         return 2
     if args.save_replays < 0:
         print("dune-bench: --save-replays must be 0 or more", file=sys.stderr)
@@ -286,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_suite(args, out)
         finally:
             signal.signal(signal.SIGTERM, previous)
+    if args.luck_adjust:
+        print(LUCK_START.format(samples=args.luck_adjust), flush=True)
     try:
         result = run_benchmark(
             args.policies or list(DEFAULT_POLICIES),
@@ -335,6 +340,8 @@ def _flags_the_suite_fixes(args: argparse.Namespace) -> list[str]:
 
 def _report_run(args: argparse.Namespace, result: BenchmarkResult, out: str) -> int:
     """Print a finished run's leaderboard, verdicts, replays and pace; its exit code."""
+    if result.summary.get("luck_adjusted"):
+        print(LUCK_RESULT + "\n")
     print(result.leaderboard)
     print_verdicts(result.summary)
     meta = result.summary["meta"]

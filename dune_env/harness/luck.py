@@ -39,15 +39,19 @@ its head-to-head table and the sequential test.
 from __future__ import annotations
 
 import json
+import math
+import re
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 import numpy as np
 
 from ..engine import Game
 from ..engine.rng import ChanceRng, DiceRng
 from ..engine.state import GameState, Phase
+from ..game_log import roll_key, rolled
 
 LUCK_METRICS: Final = ("win", "control")  # the outcomes V estimates, in its output order
 DEFAULT_SAMPLES: Final = 16  # resampled rolls per roll: the expectation's estimate
@@ -77,8 +81,14 @@ class ValueModel:
     `layers`: (weight (in, out), bias (out,)) pairs; ReLU between them, a sigmoid at the end."""
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], info: dict[str, Any]):
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        with np.errstate(over="ignore", invalid="ignore"):  # (past float32: refused below)
+            self.layers = [
+                (np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers
+            ]
         self.info = dict(info)
+        for i, (w, b) in enumerate(self.layers):
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):  # (also past float32's range)
+                raise LuckModelError(f"layer {i} holds weights that are not finite numbers")
         sizes = [w.shape for w, _ in self.layers]
         for (w, b), nxt in zip(self.layers, sizes[1:] + [None], strict=True):
             if w.ndim != 2 or b.shape != (w.shape[1],) or (nxt and nxt[0] != w.shape[1]):
@@ -142,17 +152,102 @@ class ValueModel:
 
     @classmethod
     def load(cls, path: str | Path = VALUE_FILE) -> ValueModel:
-        """Read a model written by `save` (plain arrays: nothing in the file is executed)."""
+        """Read a model written by `save` (plain arrays: nothing in the file is executed),
+        with bounds (`read_model_arrays`): LuckModelError, one line naming the file and what
+        is wrong, for anything else."""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                info = json.loads(str(data["info"]))
-                count = sum(1 for name in data.files if name.startswith("w"))
-                layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(count)]
-        except (OSError, KeyError, ValueError) as exc:
+            arrays = read_model_arrays(Path(path))
+            info = json.loads(str(arrays.pop("info")))
+        except LuckModelError as exc:
             raise LuckModelError(f"cannot read the luck value model {path}: {exc}") from None
-        if not layers or not isinstance(info, dict):
+        except (ValueError, RecursionError):
+            raise LuckModelError(
+                f"cannot read the luck value model {path}: its info is not JSON"
+            ) from None
+        count = sum(1 for name in arrays if name.startswith("w"))
+        if not count or not isinstance(info, dict) or len(arrays) != 2 * count:
             raise LuckModelError(f"{path} holds no value model (layers w0, b0, ... and info)")
-        return cls(layers, info)
+        try:
+            layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(count)]
+        except KeyError as exc:
+            raise LuckModelError(f"{path} has no layer array {exc.args[0]}") from None
+        for name, array in arrays.items():
+            if array.dtype.kind != "f":
+                raise LuckModelError(f"{path}: {name} holds {array.dtype}, not floating point")
+        try:
+            return cls(layers, info)
+        except LuckModelError as exc:
+            raise LuckModelError(f"{path}: {exc}") from None
+
+
+MAX_MODEL_BYTES: Final = 64 << 20  # a value model's arrays, uncompressed (the shipped: 0.4 MB)
+MAX_MODEL_MEMBERS: Final = 2 * 16 + 1  # info and up to 16 layers
+_MEMBER = re.compile(r"(info|[wb](0|[1-9][0-9]?))\.npy")
+
+
+def read_model_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of a value-model file (an .npz: a zip of .npy files), read with bounds:
+    every member named info.npy, wN.npy or bN.npy (no folders, no other files), their declared
+    sizes summing to at most MAX_MODEL_BYTES, each array's header (dtype and shape) read and
+    checked against its member's size before any data is, no pickled objects.  LuckModelError
+    (one line) for a missing, empty, truncated or otherwise malformed file."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise LuckModelError("no such file") from None
+    except (OSError, zipfile.BadZipFile, ValueError) as exc:
+        raise LuckModelError(f"not a value-model file (.npz): {exc}") from None
+    with archive:
+        members = archive.infolist()
+        if len(members) > MAX_MODEL_MEMBERS:
+            raise LuckModelError(f"it holds {len(members)} files, more than a model has")
+        declared = sum(m.file_size for m in members)
+        if declared > MAX_MODEL_BYTES:
+            raise LuckModelError(
+                f"its arrays would take {declared} bytes, more than {MAX_MODEL_BYTES}"
+            )
+        arrays: dict[str, np.ndarray] = {}
+        for member in members:
+            if not _MEMBER.fullmatch(member.filename):
+                raise LuckModelError(f"it holds {member.filename[:80]!r}, not a model array")
+            name = member.filename[: -len(".npy")]
+            try:
+                with archive.open(member) as handle:
+                    arrays[name] = _read_npy(handle, member.file_size, name)
+            except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+                raise LuckModelError(f"{member.filename} is unreadable ({exc})") from None
+    if "info" not in arrays:
+        raise LuckModelError("it has no info array")
+    return arrays
+
+
+def _read_npy(handle: IO[bytes], size: int, name: str) -> np.ndarray:
+    """One .npy array from `handle` (a zip member of `size` bytes uncompressed), its header
+    checked before its data is read."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(handle)
+    if version == (1, 0):
+        shape, fortran, dtype = npy.read_array_header_1_0(handle)
+    elif version == (2, 0):
+        shape, fortran, dtype = npy.read_array_header_2_0(handle)
+    else:
+        raise LuckModelError(f"{name}.npy is of .npy version {version}")
+    if dtype.hasobject:
+        raise LuckModelError(f"{name}.npy holds Python objects, not numbers")
+    if len(shape) > 2 or any(not 0 <= d <= MAX_MODEL_BYTES for d in shape):
+        raise LuckModelError(f"{name}.npy has the shape {shape}, not a layer's")
+    count = math.prod(shape)
+    if count * dtype.itemsize > size:
+        raise LuckModelError(
+            f"{name}.npy declares {count} values of {dtype.itemsize} bytes, more than its "
+            f"{size} bytes hold"
+        )
+    data = handle.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise LuckModelError(f"{name}.npy is cut short")
+    array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return array.copy()
 
 
 _MODELS: dict[str, ValueModel] = {}
@@ -168,19 +263,6 @@ def value_model(path: str = "") -> ValueModel:
 def default_model() -> ValueModel:
     """The shipped value model (loaded once per process)."""
     return value_model("")
-
-
-def roll_key(state: GameState) -> tuple[int, int, int]:
-    """Where the engine's next roll is keyed: (round, active seat, rolls so far this turn)."""
-    return int(state.round), int(state.active_seat), int(state.rng.turn_roll)
-
-
-def rolled(before: tuple[int, int, int], state: GameState) -> bool:
-    """Whether the dice were rolled since `roll_key` gave `before`: every roll of a turn
-    advances the turn's roll counter (`engine/steps/turn.py`), reset when a turn starts."""
-    if state.phase == _GAME_OVER:
-        return False
-    return state.rng.turn_roll > 0 and roll_key(state) != before
 
 
 class LuckMeter:
@@ -220,3 +302,16 @@ class LuckMeter:
     def result(self) -> tuple[tuple[float, ...], ...]:
         """Each seat's summed luck, one value per metric (LUCK_METRICS order)."""
         return tuple(tuple(float(v) for v in seat) for seat in self.luck)
+
+
+# What `dune-bench --luck-adjust` says before the games and with the results.
+LUCK_START = (
+    "Luck-adjusted run (--luck-adjust {samples}): every roll is replayed {samples} times to "
+    "value its luck, so games take about 100 times as long as without it (heuristics: about "
+    "half a game a second on one core)."
+)
+LUCK_RESULT = (
+    "Luck-adjusted: the strengths and the paired control-win differences below use each "
+    "seat's score minus its dice luck; the win and control-win rates are the raw ones "
+    "(summary.json's luck_adjusted holds the unadjusted fit)."
+)

@@ -14,12 +14,14 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import IO, Any
 
+from ..game_log import DECISIONS_FILE, decisions_line
 from ..match import GameSpec
-from .types import SeatResult
+from .types import GameRows, SeatResult
 from .workers import POLICY_OUTPUT_FILE
 
 RUN_FILE = "run.json"  # the run's parameters, compared on --resume
 RESULTS_FILE = "results.csv"
+MAX_RECORD_BYTES = 1 << 20  # run.json, suite_run.json: a few hundred bytes in practice
 
 
 class OutputError(ValueError):
@@ -48,11 +50,18 @@ def write_output(path: Path, text: str | bytes) -> None:
 
 
 class CsvSink:
-    """Appends rows as games finish, so that a crash never loses finished games."""
+    """Appends rows as games finish, so that a crash never loses finished games.
+
+    A run's results.csv (`path` named RESULTS_FILE) keeps decisions.jsonl beside it: a game's
+    rows that carry their decisions (`types.GameRows`, what the benchmark replays) have them
+    written there first, so a game's rows are never on file without its decisions."""
 
     def __init__(self, path: Path, append: bool = False) -> None:
         self.path = path
         has_rows = append and path.exists() and path.stat().st_size > 0
+        self._decisions: IO[Any] | None = None
+        if path.name == RESULTS_FILE:
+            self._decisions = open_output(path.with_name(DECISIONS_FILE), append=append)
         self._file = open_output(path, append=append)
         self._writer = csv.DictWriter(self._file, fieldnames=[f.name for f in fields(SeatResult)])
         if not has_rows:
@@ -60,12 +69,17 @@ class CsvSink:
             self._file.flush()
 
     def write(self, rows: list[SeatResult]) -> None:
+        if self._decisions is not None and isinstance(rows, GameRows) and rows:
+            self._decisions.write(decisions_line(rows[0].game, rows[0].seed, rows.decisions))
+            self._decisions.flush()
         for row in rows:
             self._writer.writerow(asdict(row))
         self._file.flush()
 
     def close(self) -> None:
         self._file.close()
+        if self._decisions is not None:
+            self._decisions.close()
 
 
 # Every file a run writes (plus the partial rewrite of --resume).
@@ -73,6 +87,8 @@ OUTPUT_FILES = (
     RUN_FILE,
     RESULTS_FILE,
     RESULTS_FILE + ".partial",
+    DECISIONS_FILE,
+    DECISIONS_FILE + ".partial",
     "summary.json",
     "report.md",
     "failures.txt",
@@ -90,10 +106,45 @@ def read_run_record(directory: Path, name: str, what: str) -> Any:
     path = directory / name
     if path.is_symlink() or not path.is_file():
         raise OutputError(f"cannot resume {directory}: it has no {name} of {what}")
+    if path.stat().st_size > MAX_RECORD_BYTES:
+        raise OutputError(
+            f"cannot resume {directory}: {name} has more than {MAX_RECORD_BYTES} bytes, "
+            f"not the record of {what}"
+        )
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise OutputError(f"cannot resume {directory}: {name} is unreadable") from exc
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else "unreadable"
+        raise OutputError(f"cannot resume {directory}: {name} is {why}") from None
+    if not isinstance(record, dict):
+        raise OutputError(
+            f"cannot resume {directory}: {name} holds a JSON {type(record).__name__}, not the "
+            f"object that records {what}"
+        )
+    return record
+
+
+def refuse_links(directory: Path, limit: int = 100_000) -> None:
+    """OutputError if `directory` or anything below it (folders included, looked at without
+    following links; at most `limit` entries) is a symbolic link: a run folder of someone else
+    could otherwise make a resume write outside it."""
+    if directory.is_symlink():
+        raise OutputError(
+            f"cannot resume {directory}: it is a symbolic link; refusing to write through it "
+            f"(give the folder it points to, {directory.resolve()})"
+        )
+    seen = 0
+    for root, folders, files in os.walk(directory, followlinks=False):
+        for name in sorted(folders + files):
+            path = Path(root) / name
+            if path.is_symlink():
+                raise OutputError(
+                    f"cannot resume {directory}: {path} is a symbolic link; refusing to write "
+                    "through it"
+                )
+            seen += 1
+            if seen > limit:
+                raise OutputError(f"cannot resume {directory}: it holds over {limit} files")
 
 
 def prepare_out_dir(
@@ -105,6 +156,8 @@ def prepare_out_dir(
     links are removed, never followed)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError(f"--out {out_dir} is an existing file, not a folder")
+    if resume and out_dir.is_symlink():
+        refuse_links(out_dir)
     if out_dir.is_dir() and any(out_dir.iterdir()) and overwrite and not resume:
         for name in OUTPUT_FILES:
             path = out_dir / name
@@ -141,15 +194,29 @@ def _jsonable(data: dict[str, Any]) -> dict[str, Any]:
 
 def read_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
     """The complete games of an earlier run's results.csv, every row checked against the run's
-    schedule `specs` (resume_check.py): OutputError names the first row it could not produce."""
-    from .resume_check import BadRow, read_checked_results
+    schedule `specs` and every game against the replay of its decisions in decisions.jsonl
+    (resume_check.py): OutputError names the first row it could not produce.  decisions.jsonl
+    is rewritten to hold the returned games only (a game cut short is played again)."""
+    from ..game_log import NotReplayed, read_decisions
+    from .resume_check import BadRow, check_replayed, read_checked_results
 
-    if not path.exists():
+    decisions_path = path.with_name(DECISIONS_FILE)
+    if not path.exists() and not decisions_path.exists():
         return []
     if path.is_symlink():
         raise OutputError(f"{path} is a symbolic link; refusing to read it")
     try:
-        return read_checked_results(path, specs)
+        rows = read_checked_results(path, specs) if path.exists() else []
+        try:
+            decisions = read_decisions(decisions_path, specs)
+        except NotReplayed as exc:
+            raise BadRow(str(exc)) from None
+        check_replayed(rows, decisions, specs, path.name, DECISIONS_FILE)
+        kept = sorted({row.game for row in rows})
+        partial = path.with_name(DECISIONS_FILE + ".partial")
+        write_output(partial, "".join(decisions_line(g, specs[g].seed, decisions[g]) for g in kept))
+        os.replace(partial, decisions_path)
+        return rows
     except BadRow as exc:
         raise OutputError(
             f"cannot resume {path.parent}: {exc}; restore that file, or delete the game's rows "

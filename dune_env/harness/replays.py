@@ -24,7 +24,7 @@ def pick_replays(rows: list[SeatResult], failures: list[GameFailure], count: int
     if failed and count > 0:
         chosen.append(failed[0])
     finished = sorted({r.game for r in rows})
-    room = count - len(chosen)
+    room = min(count - len(chosen), len(finished))  # (a count past the games picks them all)
     if room > 0 and finished:
         step = len(finished) / room
         picks = {finished[min(len(finished) - 1, int(i * step))] for i in range(room)}

@@ -195,7 +195,8 @@ def luck_record(
         }
     return {
         "estimator": "chance terms of AIVAT on every roll (dune_env/harness/luck.py); the "
-        "strength fit, head_to_head and rates use the adjusted scores",
+        "strength fit and head_to_head use the adjusted scores; each policy's win_rate and "
+        "control_win_rate are the raw ones, its adjusted rates are below",
         "policies": per_policy,
         "strength_fit_unadjusted": raw.to_dict(),
         "head_to_head_unadjusted": head_to_head(rows, raw),
@@ -551,6 +552,12 @@ def _errors(values: list[float], intervals: list[Any]) -> list[list[float]]:
     return [lows, highs]
 
 
+def tick_label(name: str, width: int = 18) -> str:
+    """A policy name for a plot: a path or module spec by its last part, wrapped at `width`."""
+    short = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return "\n".join(short[i : i + width] for i in range(0, len(short), width)) or name
+
+
 def _scope(summary: dict[str, Any]) -> str:
     """`: 4 players, 200 games` for a plot's title."""
     players = summary.get("num_players")
@@ -622,7 +629,10 @@ def _plot_win_rates(summary: dict[str, Any], names: list[str], out_dir: Path) ->
             chance, color="grey", linestyle="--", linewidth=1, label=f"chance 1/{round(1 / chance)}"
         )
     ax.set_xticks(xs)
-    ax.set_xticklabels(names)
+    # Long or many names (module:attr specs, model paths) are wrapped and slanted, not stacked.
+    labels = [tick_label(n) for n in names]
+    slanted = len(names) > 5 or max((len(x) for x in labels), default=0) > 14
+    ax.set_xticklabels(labels, rotation=25 if slanted else 0, ha="right" if slanted else "center")
     ax.set_ylim(0, min(1.0, max(tops + [chance or 0.0], default=1.0) * 1.15) or 1.0)
     ax.set_ylabel("rate per seat (95% Wilson CI)")
     ax.set_title(f"Win and control-win rate per policy, strongest first{_scope(summary)}")
@@ -637,24 +647,28 @@ def _plot_win_rate_by_faction(summary: dict[str, Any], names: list[str], out_dir
     policies = summary["policies"]
     chance = summary.get("chance_win_rate")
     factions = sorted({f for n in names for f in policies[n]["by_faction"]})
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     width = 0.8 / max(1, len(names))
     top = chance or 0.0
+    # Points with their intervals, not bars: a rate of 0 is a visible point on the axis.
     for i, name in enumerate(names):
         by = policies[name]["by_faction"]
-        fx = [j + i * width for j in range(len(factions))]
-        values = [by.get(f, {}).get("win_rate", 0.0) for f in factions]
-        cis = [by.get(f, {}).get("win_rate_ci95") for f in factions]
-        ax.bar(fx, values, width, yerr=_errors(values, cis), capsize=2, label=name)
+        played = [f for f in factions if f in by]
+        fx = [factions.index(f) + (i - (len(names) - 1) / 2) * width for f in played]
+        values = [by[f]["win_rate"] for f in played]
+        cis = [by[f]["win_rate_ci95"] for f in played]
+        ax.errorbar(
+            fx, values, yerr=_errors(values, cis), fmt="o", capsize=2, label=tick_label(name)
+        )
         top = max([top] + [ci[1] for ci in cis if ci])
     if chance:
         ax.axhline(chance, color="grey", linestyle="--", linewidth=1, label="chance")
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(factions))])
+    ax.set_xticks(list(range(len(factions))))
     ax.set_xticklabels(factions, rotation=20, fontsize=8)
     ax.set_ylim(0, min(1.0, top * 1.1) or 1.0)
     ax.set_ylabel("win rate (95% Wilson CI)")
     ax.set_title(f"Win rate by faction{_scope(summary)}")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save_figure(fig, out_dir / "win_rate_by_faction.png")
 
 

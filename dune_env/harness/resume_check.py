@@ -1,18 +1,26 @@
 """`--resume` trusts no row of an earlier results.csv: each is checked against the run's
-schedule before its game counts as played.
+schedule, and every game against the replay of its decisions, before it counts as played.
 
 A row must parse, belong to a scheduled game (its seed, player count, and its seat's policy and
 faction as scheduled), be the only row of its seat in that game, and agree with the game's other
 rows (win kind, rounds, decisions) and with END-7's rewards (`won` exactly when the reward is the
 win reward; a solo win has one winner, no win none).  The first row that does not is refused,
-named by its line.  Only the last line may be cut short (no line end: a crash while it was
-written); its game is played again, as is any game missing a seat's row.
+named by its line.  Then each complete game is replayed from its line of decisions.jsonl
+(harness/replayed.py) on this process's engine, and every field of its rows must be what the
+replay gives (`check_replayed`; in a luck-adjusted run the luck is measured again): a row that
+is internally consistent but not what the game's decisions produce (a win moved to another
+seat, a game nobody won turned into a win, a changed round count) is refused, naming the game,
+the seat, the field and both values.
+
+The files are read with bounds: results.csv no longer than the run's rows can be, each line at
+most MAX_ROW_BYTES, decisions.jsonl lines at most `game_log.MAX_DECISIONS_LINE` bytes.  Only
+the last line of either file may be cut short (no line end: a crash while it was written); its
+game is played again, as is any game missing a seat's row.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import fields
@@ -21,6 +29,7 @@ from typing import Any
 
 from ..engine import GameConfig
 from ..engine.constants import FACTION_NAMES
+from ..game_log import NotReplayed, bounded_lines
 from .runner import WIN_KINDS, GameSpec, SeatResult
 
 _FIELDS = {f.name: f.type for f in fields(SeatResult)}
@@ -34,14 +43,19 @@ class BadRow(ValueError):
     """A row of results.csv that the run's schedule cannot have produced."""
 
 
+MAX_ROW_BYTES = 64 << 10  # a results.csv line: a policy's spec (a path) is its longest field
+
+
 def read_checked_results(path: Path, specs: Sequence[GameSpec]) -> list[SeatResult]:
     """The rows of the complete games in `path`, every row checked (see the module doc).
     Raises BadRow naming the file's first bad line."""
-    with path.open(newline="", encoding="utf-8") as handle:
-        text = handle.read()
-    lines = list(csv.reader(io.StringIO(text)))
-    if lines and not text.endswith("\n"):
-        lines.pop()  # cut short by a crash while it was written: its game is played again
+    most = max((s.num_players for s in specs), default=0)
+    # Room for the run's rows twice over: a few rows too many are named one by one below.
+    try:
+        text = bounded_lines(path, MAX_ROW_BYTES, 2 * (1 + len(specs) * most) + 100)
+    except NotReplayed as exc:
+        raise BadRow(str(exc)) from None
+    lines = list(csv.reader(text))
     if not lines:
         return []
     header = lines[0]
@@ -161,3 +175,54 @@ def _check_against(row: SeatResult, earlier: list[tuple[int, SeatResult]]) -> No
         raise BadRow(f"a solo win (win_kind 'solo') with {winners} winners")
     if len(earlier) + 1 == row.num_players and row.win_kind != "none" and not winners:
         raise BadRow(f"win_kind {row.win_kind!r} but no seat of the game won")
+
+
+# --- the replay of each game -----------------------------------------------------------------
+
+
+def check_replayed(
+    rows: Sequence[SeatResult],
+    decisions: dict[int, tuple[int, ...]],
+    specs: Sequence[GameSpec],
+    name: str,
+    decisions_name: str,
+) -> None:
+    """Every game of `rows` (complete games of results.csv `name`) must be what the replay of
+    its decisions gives, field by field (the module doc).  BadRow names the first that is not."""
+    from .replayed import expected_rows
+
+    by_game: dict[int, list[SeatResult]] = {}
+    for row in rows:
+        by_game.setdefault(row.game, []).append(row)
+    if by_game and not decisions:
+        raise BadRow(
+            f"{name} holds {len(by_game)} finished game(s) but the run has no {decisions_name} "
+            "to replay them (a run of an earlier version?): they cannot be checked; start the "
+            "run again in a new folder"
+        )
+    for game, game_rows in sorted(by_game.items()):
+        if game not in decisions:
+            raise BadRow(
+                f"{name} game {game} has no line in {decisions_name}: its rows cannot be checked "
+                "by replay"
+            )
+        try:
+            expected = expected_rows(specs[game], decisions[game])
+        except NotReplayed as exc:
+            raise BadRow(f"{decisions_name}: game {game} does not replay: {exc}") from None
+        for row in sorted(game_rows, key=lambda r: r.seat):
+            _same_as_replayed(row, expected[row.seat], name)
+
+
+def _same_as_replayed(row: SeatResult, replayed: SeatResult, name: str) -> None:
+    for field in _FIELDS:
+        mine, theirs = getattr(row, field), getattr(replayed, field)
+        if field in _OPTIONAL:  # the luck: measured again, to the last bits of a float sum
+            same = math.isclose(mine, theirs, rel_tol=1e-9, abs_tol=1e-9)
+        else:
+            same = mine == theirs
+        if not same:
+            raise BadRow(
+                f"{name} game {row.game}, seat {row.seat}: {field} is {mine!r}, but the game's "
+                f"decisions replay to {theirs!r}"
+            )

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from .exits import bad_input_errors, interrupted, refused
+from .luck import LUCK_START
 
 SPRT_FLAGS = ("--max-games", "--sprt-delta", "--alpha", "--beta", "--sprt-block", "--sprt-metric")
 
@@ -62,6 +63,27 @@ def given_sprt_flags(args: argparse.Namespace) -> list[str]:
     return [f for f in SPRT_FLAGS if getattr(args, f[2:].replace("-", "_")) is not None]
 
 
+def _refusal(args: argparse.Namespace) -> str:
+    """Why the command line cannot run a sequential test ("" when it can)."""
+    fixed = [
+        flag
+        for flag, given in (
+            ("--suite", bool(args.suite)),
+            ("--games", args.games is not None),
+            ("--save-replays", bool(args.save_replays)),
+        )
+        if given
+    ]
+    if fixed:
+        return (
+            "--sprt chooses the number of games itself (give --max-games) and always plays "
+            f"duplicate deals; drop {' '.join(fixed)}"
+        )
+    if not args.policies or len(args.policies) < 2:
+        return "--sprt needs --policies A B [others]: A is tested against B"
+    return ""
+
+
 def run_sprt_command(
     args: argparse.Namespace, options: dict[str, Any], config: dict[str, object]
 ) -> int:
@@ -74,28 +96,9 @@ def run_sprt_command(
     from .sprt_run import run_sprt
 
     out = options["out_dir"]
-
-    fixed = [
-        flag
-        for flag, given in (
-            ("--suite", bool(args.suite)),
-            ("--games", args.games is not None),
-            ("--save-replays", bool(args.save_replays)),
-        )
-        if given
-    ]
-    if fixed:
-        print(
-            f"dune-bench: --sprt chooses the number of games itself (give --max-games) and "
-            f"always plays duplicate deals; drop {' '.join(fixed)}",
-            file=sys.stderr,
-        )
-        return 2
-    if not args.policies or len(args.policies) < 2:
-        print(
-            "dune-bench: --sprt needs --policies A B [others]: A is tested against B",
-            file=sys.stderr,
-        )
+    refusal = _refusal(args)
+    if refusal:
+        print(f"dune-bench: {refusal}", file=sys.stderr)
         return 2
     try:
         delta0, delta1 = args.sprt_delta or (0.0, 0.03)
@@ -108,6 +111,8 @@ def run_sprt_command(
             beta=0.05 if args.beta is None else args.beta,
             block=default_block(per_deal) if args.sprt_block is None else args.sprt_block,
         )
+        if args.luck_adjust:
+            print(LUCK_START.format(samples=args.luck_adjust), flush=True)
         result = run_sprt(
             args.policies,
             num_players=players,

@@ -13,7 +13,8 @@ Time-out wins (END-5) are wins of the seat holding the Guild (or of the Bene Ges
 the faction parameters absorb them, so a policy's strength measures what it wins beyond what
 its faction hands it.  The fit is a batch maximum of the likelihood (scipy's BFGS with the
 exact gradient), so it does not depend on the order of the games.  Identification: one policy
-(the reference, `random` when present) has strength 0 and the faction parameters sum to 0.  A
+(the reference: `random` when present, else the first of REFERENCE_ORDER that plays) has
+strength 0 and the faction parameters sum to 0.  A
 weak Gaussian prior (standard deviation `PRIOR_SD` in log-odds) keeps the estimate finite when
 a policy never wins; such a policy is flagged, since its strength is then bounded only by the
 prior.  Strength is in log-odds units: exp(strength) is a policy's odds multiplier of winning a
@@ -294,9 +295,24 @@ def _unpack(x: np.ndarray, d: _Design, ref: int) -> tuple[np.ndarray, np.ndarray
     return theta, effects[0]
 
 
+# The scale's zero, in order of preference: the project's fixed baselines, weakest first, so
+# that a user's own policy is the reference only when none of them plays.
+REFERENCE_ORDER = (
+    "random",
+    "aggressive",
+    "economic",
+    "strategist",
+    "aggressive-eps20",
+    "economic-eps20",
+)
+
+
 def choose_reference(policies: Sequence[str]) -> str:
-    """`random` when it plays, else the first policy named (alphabetically)."""
-    return "random" if "random" in policies else sorted(policies)[0]
+    """The first of REFERENCE_ORDER that plays, else the first policy named (alphabetically)."""
+    for name in REFERENCE_ORDER:
+        if name in policies:
+            return name
+    return sorted(policies)[0]
 
 
 def fit_strength(

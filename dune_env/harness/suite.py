@@ -30,7 +30,7 @@
   the same version (`leaderboard.py`, docs/leaderboard.md).
 
 The short version (`standard-short`, what `make run` plays) leaves out the search reference
-(`SHORT_LEAVES_OUT`: one of its games costs ~100 heuristic games) and plays `SHORT_DEALS` deals
+(`SHORT_LEAVES_OUT`: a game with it costs tens of heuristic games) and plays `SHORT_DEALS` deals
 per player count: it shows the suite working in minutes and cannot rank against the search; its
 report says what its games leave unresolved.
 
@@ -83,7 +83,7 @@ SEATED_ONLY_AT: dict[str, tuple[int, ...]] = {
 DEFAULT_CANDIDATES = ("ppo-4p",)
 # Deals per player count: the full suite, and the short one.
 DEALS: dict[int, int] = {3: 400, 4: 210, 5: 168, 6: 30}
-SHORT_DEALS: dict[int, int] = {3: 20, 4: 35, 5: 21, 6: 2}
+SHORT_DEALS: dict[int, int] = {3: 20, 4: 35, 5: 21, 6: 10}
 SHORT_LEAVES_OUT = ("mcts-strategist-16",)
 MAX_LINEUPS = 70  # C(8, 4): the standard policies at 4 players
 
@@ -253,8 +253,8 @@ def short_scope(summaries: dict[int, dict[str, Any]]) -> list[str]:
     return [
         f"This is the short suite: {', '.join(str(d) for d in SHORT_DEALS.values())} deals at "
         f"{', '.join(str(n) for n in SHORT_DEALS)} players, without "
-        f"{', '.join(SHORT_LEAVES_OUT)} (its games cost ~100 times a heuristic's). It shows the "
-        "suite at work; it cannot rank anything against the search, and its games leave "
+        f"{', '.join(SHORT_LEAVES_OUT)} (a game with it costs tens of heuristic games). It "
+        "shows the suite at work; it cannot rank anything against the search, and its games leave "
         f"unresolved (tied, `=`) {'; '.join(tied)}. The full suite (`--suite standard`) is the "
         "one to quote.",
         "",
@@ -413,7 +413,7 @@ def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], 
 
     from .report import save_figure
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(8.5, 4))
     counts = sorted(summaries)
     drawn = 0
     for k, p in enumerate(policies):
@@ -440,8 +440,8 @@ def write_suite_plot(summaries: dict[int, dict[str, Any]], policies: list[str], 
     ax.set_ylabel(f"strength, log-odds vs {reference} (95% CI)")
     deals = ", ".join(f"{s['meta']['deals']}" for _, s in sorted(summaries.items()))
     ax.set_title(f"{SUITE_NAME} v{SUITE_VERSION}: strength by player count (deals: {deals})")
-    if drawn:
-        ax.legend(fontsize=8)
+    if drawn:  # beside the axes: inside, it hid the 6-player points
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
         ax.text(
             0.5,
@@ -461,12 +461,13 @@ def prepare_suite_dir(
 ) -> None:
     """Record the suite's parameters in `directory`, or (`resume`) check that it holds the
     same suite."""
-    from .outputs import OutputError, read_run_record, write_output
+    from .outputs import OutputError, read_run_record, refuse_links, write_output
 
     run = {"suite": SUITE_NAME, "version": SUITE_VERSION, "short": short}
     run.update({"policies": policies, "seed": seed})
     path = directory / SUITE_RUN_FILE
     if resume and directory.is_dir() and any(directory.iterdir()):
+        refuse_links(directory)  # a line-up folder that is a link would be written through
         before = read_run_record(directory, SUITE_RUN_FILE, "a suite")
         if before != run:
             changed = sorted(k for k in run if before.get(k) != run[k]) or ["parameters"]

@@ -1,16 +1,24 @@
 """The harness's shared types: what a game is (`GameSpec`, from `dune_env.match`), what one
 seat's result is (`SeatResult`, a row of results.csv) and what a failed game is (`GameFailure`).
 
-A worker process sends back `Played` items: the game's `Outcome` (plain data read from the
-engine's final state) or its failure.  The rows are built from the outcome by the process that
-runs the benchmark (`seat_rows`), not by the worker, whose policies may have patched its code.
+A worker process sends back `Played` items: the game's record (`GameRecord`: its decisions) or
+its failure.  The rows are derived from the record by the process that runs the benchmark, which
+replays the decisions on its own engine (`replayed.as_rows`), not by the worker.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..match import DEFAULT_MAX_DECISIONS, WIN_KINDS, GameSpec, Outcome, PolicyActionError
+
+# Upper bounds of the harness's counts (a mistyped count is refused at once, before anything is
+# scheduled: a run's schedule and rows are held in memory, ~0.4 KB a game and ~0.3 KB a row).
+MAX_GAMES = 1_000_000
+MAX_WORKERS = 1_024
+MAX_BOOTSTRAP = 100_000
+MAX_DECISIONS_CAP = 1_000_000  # --max-decisions: games end after a few hundred (END-5)
 
 
 @dataclass
@@ -48,7 +56,26 @@ class GameFailure:
     kind: str = "error"
 
 
-Played = tuple[GameSpec, Outcome | GameFailure]  # what a worker sends back
+@dataclass(frozen=True)
+class GameRecord:
+    """What a worker sends back for a finished game: the option chosen at each decision
+    (`Game.chosen_options`), and each seat's summed luck per metric in a luck-adjusted run (()
+    otherwise)."""
+
+    options: tuple[int, ...]
+    luck: tuple[tuple[float, ...], ...] = ()
+
+
+class GameRows(list[SeatResult]):
+    """The results.csv rows of one game, with the decisions they were replayed from (the run's
+    sink writes them to decisions.jsonl before the rows)."""
+
+    def __init__(self, rows: Iterable[SeatResult], decisions: tuple[int, ...]) -> None:
+        super().__init__(rows)
+        self.decisions = decisions
+
+
+Played = tuple[GameSpec, GameRecord | GameFailure]  # what a worker sends back
 Item = tuple[GameSpec, list[SeatResult] | GameFailure]  # what the harness yields
 
 
@@ -83,27 +110,21 @@ def seat_rows(spec: GameSpec, outcome: Outcome) -> list[SeatResult]:
     return rows
 
 
-def as_rows(item: Played) -> Item:
-    """A worker's item with the outcome turned into rows (a failure if they cannot be)."""
-    spec, result = item
-    if isinstance(result, GameFailure):
-        return spec, result
-    try:
-        return spec, seat_rows(spec, result)
-    except (ValueError, TypeError, AttributeError, IndexError) as exc:
-        return spec, GameFailure(spec.index, spec.seed, f"unusable outcome: {exc}")
-
-
 __all__ = [
     "DEFAULT_MAX_DECISIONS",
     "GameFailure",
+    "GameRecord",
+    "GameRows",
     "GameSpec",
     "Item",
+    "MAX_BOOTSTRAP",
+    "MAX_DECISIONS_CAP",
+    "MAX_GAMES",
+    "MAX_WORKERS",
     "Outcome",
     "Played",
     "PolicyActionError",
     "SeatResult",
     "WIN_KINDS",
-    "as_rows",
     "seat_rows",
 ]

@@ -5,7 +5,7 @@ status, [deciding seat, decision number, time.monotonic() when that seat was ask
 parent watches:
 
 - a seat that thinks longer than the move timeout loses the game ("timeout"): its worker is
-  killed and replaced;
+  killed and replaced (a game's set-up, where policies are loaded, has at least SETUP_TIMEOUT);
 - a worker that dies (os._exit, a signal, a crash in native code) loses its game ("crash") and
   is replaced;
 - a policy's SystemExit or KeyboardInterrupt is caught in the worker ("exit"); workers ignore
@@ -17,6 +17,10 @@ parent watches:
   Linux the kernel sends it SIGKILL (PR_SET_PDEATHSIG), elsewhere a thread in the worker sees
   it re-parented within a second and kills it.  A hung or memory-hungry policy is never left
   running with nobody to stop it.
+
+A worker sends back each game's decisions as JSON bytes (replayed.py), read with a size bound;
+the benchmark replays them itself.  Policies whose code is not the project's play in processes
+the worker starts for them (hosts.py), which die with it.
 
 Games are independent and seeded, so which worker plays which game changes nothing.
 """
@@ -33,16 +37,20 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from .replayed import MAX_MESSAGE_BYTES, NotReplayed, decode_played, encode_played
 from .runner import safe_play
-from .types import DEFAULT_MAX_DECISIONS, GameFailure, GameSpec, Played
+from .types import DEFAULT_MAX_DECISIONS, MAX_DECISIONS_CAP, GameFailure, GameSpec, Played
 
 DEFAULT_MOVE_TIMEOUT = 60.0  # seconds per decision: generous for bots, short for a hang
+# Seconds a game's set-up may take (policies' processes started, their modules imported, models
+# read): not a move, so not held to a short --move-timeout.
+SETUP_TIMEOUT = 60.0
 _POLL = 0.5  # longest sleep between watchdog checks (seconds)
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 POLICY_OUTPUT_FILE = "policy-output.log"
 POLICY_OUTPUT_CAP = 10 << 20  # bytes kept of what the policies print, over all workers
 
-Item = Played  # the outcome is turned into rows by the caller (types.as_rows)
+Item = Played  # the record is replayed into rows by the caller (replayed.as_rows)
 
 
 def _watch_parent(ppid: int) -> None:
@@ -123,9 +131,22 @@ def _worker_main(
         status[2] = time.monotonic()
         status[1] = 0
         status[0] = -1
-        item = safe_play(spec, max_decisions, status)
+        _, result = safe_play(spec, max_decisions, status)
         status[0] = -2  # idle
-        conn.send(item)
+        conn.send_bytes(encode_played(result))  # plain data, never a pickle (replayed.py)
+
+
+def check_max_decisions(max_decisions: object) -> None:
+    """The cap on a game's decisions: an int from 1 to MAX_DECISIONS_CAP, or a ValueError."""
+    if (
+        isinstance(max_decisions, bool)
+        or not isinstance(max_decisions, int)
+        or not 1 <= max_decisions <= MAX_DECISIONS_CAP
+    ):
+        raise ValueError(
+            f"max_decisions={max_decisions!r}: give a cap from 1 to {MAX_DECISIONS_CAP:,} "
+            f"decisions a game (default {DEFAULT_MAX_DECISIONS:,})"
+        )
 
 
 class _Worker:
@@ -189,6 +210,7 @@ class WorkerPool:
             raise ValueError(f"workers={workers}: give at least 1")
         if not move_timeout > 0:
             raise ValueError(f"move_timeout={move_timeout}: give a positive number of seconds")
+        check_max_decisions(max_decisions)
         self.size = workers
         self.move_timeout = float(move_timeout)
         self.max_decisions = max_decisions
@@ -227,27 +249,50 @@ class WorkerPool:
                     worker.start(queue.pop())
             busy = [w for w in self._workers if w.spec is not None]
             now = time.monotonic()
-            next_deadline = min(w.status[2] + self.move_timeout for w in busy)
+            next_deadline = min(w.status[2] + self._allowance(w.status) for w in busy)
             waitables: list[Any] = [w.conn for w in busy] + [w.process.sentinel for w in busy]
             wait(waitables, timeout=max(0.0, min(_POLL, next_deadline - now)))
-            for worker in busy:
-                item = self._check(worker)
-                if item is not None:
-                    yield item
+            finished = [item for item in map(self._check, busy) if item is not None]
             while queue and len(self._workers) < self.size:
                 self._new_worker()
+            # The free workers start their next games before the finished ones are handed
+            # over: the caller's work on them (the replay) overlaps with the games.
+            for worker in self._workers:
+                if worker.spec is None and queue:
+                    worker.start(queue.pop())
+            yield from finished
+
+    def _allowance(self, status: Any) -> float:
+        """Seconds a worker may spend at what its status says: a seat's decision, the move
+        timeout; setting a game up (a policy's process started, its module imported, a model
+        read) or the engine's step, at least SETUP_TIMEOUT."""
+        return self.move_timeout if status[0] >= 0 else max(self.move_timeout, SETUP_TIMEOUT)
+
+    def _unreadable(self, worker: _Worker, what: str) -> GameFailure:
+        """A worker whose message cannot be read: its game fails, the worker is replaced."""
+        spec = worker.spec
+        assert spec is not None
+        self._replace(worker)
+        what = f"the worker of game {spec.index} sent an unusable result: {what}"
+        return GameFailure(spec.index, spec.seed, what)
 
     def _check(self, worker: _Worker) -> Item | None:
         spec = worker.spec
         assert spec is not None
         if worker.conn.poll():
             try:
-                item: Item = worker.conn.recv()
+                data = worker.conn.recv_bytes(MAX_MESSAGE_BYTES)
             except (EOFError, OSError):
-                worker.process.join(1.0)  # the worker died: below
+                worker.process.join(1.0)  # the worker died (or sent too much): below
+                if worker.process.is_alive():
+                    return spec, self._unreadable(worker, "a message past the size limit")
             else:
+                try:
+                    result = decode_played(spec, data)
+                except NotReplayed as exc:
+                    return spec, self._unreadable(worker, str(exc))
                 worker.spec = None
-                return item
+                return spec, result
         if not worker.process.is_alive():
             policy, who = _blame(spec, worker.status)
             worker.process.join()
@@ -263,13 +308,16 @@ class WorkerPool:
             self._replace(worker)
             return spec, failure
         started = worker.status[2]
-        if time.monotonic() - started > self.move_timeout:
+        allowance = self._allowance(worker.status)
+        if time.monotonic() - started > allowance:
             policy, who = _blame(spec, worker.status)
+            limit = f"the move timeout of {allowance:g} s"
+            if allowance != self.move_timeout:
+                limit = f"{allowance:g} s (a policy's loading is allowed {SETUP_TIMEOUT:g} s)"
             failure = GameFailure(
                 spec.index,
                 spec.seed,
-                f"{who} took longer than the move timeout of {self.move_timeout:g} s in game "
-                f"{spec.index}; its worker was stopped",
+                f"{who} took longer than {limit} in game {spec.index}; its worker was stopped",
                 policy=policy,
                 kind="timeout",
             )

@@ -12,6 +12,8 @@ under way.
 from __future__ import annotations
 
 import json
+import socket
+import sys
 import threading
 import webbrowser
 from http import HTTPStatus
@@ -30,6 +32,10 @@ from .story import Teller, ToldLine
 HOST = "127.0.0.1"
 _MAX_BODY = 5_000_000
 _MAX_HANDLERS = 64  # requests handled at once; more get 503 at once, not a thread each
+# A client has this long to send its whole request (line, headers, body), and each read or
+# write of its connection waits at most this long: a client that stalls, or sends a byte now
+# and then, gives its slot back instead of holding it.
+_REQUEST_SECONDS = 5.0
 _BUSY = (
     b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
     b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 40\r\n\r\n"
@@ -76,6 +82,12 @@ class _Server(ThreadingHTTPServer):
         finally:
             self._slots.release()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that went away or stalled past its time (its socket shut, a write timed out)
+        # is not the server's error: no traceback for it.
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
 
 def _read_json(rfile: Any, length_header: str | None) -> Any:
     """The request's JSON body; _Refused for a missing, bad or too large length and for JSON
@@ -84,12 +96,21 @@ def _read_json(rfile: Any, length_header: str | None) -> Any:
         raise _Refused(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length")
     text = length_header.strip()
     if not text.isdigit() or not text.isascii():
-        raise _Refused(HTTPStatus.BAD_REQUEST, f"Content-Length {length_header!r} is not a size")
-    length = int(text)
-    if length > _MAX_BODY:
+        shown = repr(length_header[:40])
+        raise _Refused(HTTPStatus.BAD_REQUEST, f"Content-Length {shown} is not a size")
+    # Digits counted before int(): thousands of them are past Python's int() limit.
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(_MAX_BODY)) or int(digits) > _MAX_BODY:
         raise _Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is over {_MAX_BODY} bytes")
+    length = int(digits)
     try:
-        return json.loads(rfile.read(length) or b"{}")
+        body = rfile.read(length)
+    except OSError:  # the client stalled past its time (or went away)
+        raise _Refused(HTTPStatus.REQUEST_TIMEOUT, "the body did not come in time") from None
+    if len(body) != length:
+        raise _Refused(HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length")
+    try:
+        return json.loads(body or b"{}")
     except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, digit limit
         raise _Refused(
             HTTPStatus.BAD_REQUEST, "the request is not JSON this server takes"
@@ -146,9 +167,33 @@ class _PlayHandler(BaseHTTPRequestHandler):
     """The page and its API; a subclass made by PlayServer names the `play_server`."""
 
     play_server: PlayServer
+    timeout = _REQUEST_SECONDS  # each read and write of the connection (socketserver's)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass  # quiet: the terminal is not a log
+
+    def setup(self) -> None:
+        super().setup()
+        # The whole request must come within _REQUEST_SECONDS, however slowly it trickles: past
+        # that the connection is shut, which ends any read waiting on it.
+        self._deadline = threading.Timer(_REQUEST_SECONDS, self._cut)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _cut(self) -> None:
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _request_read(self) -> None:
+        """The request is in: waiting for the game (a POST: up to busy_timeout) is not the
+        client's delay."""
+        self._deadline.cancel()
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def _send(
         self,
@@ -178,6 +223,7 @@ class _PlayHandler(BaseHTTPRequestHandler):
         return True
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._request_read()
         if not self._local():
             return
         with self.play_server.lock:
@@ -219,6 +265,7 @@ class _PlayHandler(BaseHTTPRequestHandler):
             self.close_connection = True  # an unread body must not be read as a request
             self._json(refused.status, {"error": str(refused)}, {"Connection": "close"})
             return
+        self._request_read()
         if not self.play_server.lock.acquire(timeout=self.play_server.busy_timeout):
             self._json(
                 HTTPStatus.SERVICE_UNAVAILABLE,

@@ -49,8 +49,8 @@ best survivor; ties go to the heuristic's choice.
 **Simulations run on the bare state**: the determinised clone's configuration has the event log
 switched off (no policy reads events), and the heuristic's handlers and the engine's
 `apply_legal` are called directly, without the `Game` wrapper, the copy of the legal options
-and the re-check of an option the heuristic took from them; with the strategist, a rollout
-keeps the die tables of a turn over its dice decisions (`strategist.fix_dice_in_turn`).  The
+and the re-check of an option the heuristic took from them; a rollout keeps the die tables of
+a turn over its dice decisions (`heuristics.dice.fix_dice_in_turn`).  The
 games simulated, hence the decisions, are the same as through the public API (tested;
 `benchmarks/bench_mcts.py --compare-ref` checks it); most of an iteration is the heuristic's
 and the engine's own work.
@@ -94,7 +94,7 @@ from ..engine.rng import DiceRng
 from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
-from .heuristics import strategist as _strategist
+from .heuristics import dice as _dice
 from .heuristics.strategist import StrategistPolicy
 
 _ROLLOUTS: dict[str, type[HeuristicPolicy]] = {
@@ -107,7 +107,7 @@ _GAME_OVER = int(Phase.GAME_OVER)
 # FIX_DICE handlers with a variant that keeps the die tables of a turn across its dice
 # decisions (the same choices, computed once a turn): rollouts use it.
 _FIX_DICE_IN_TURN: dict[object, Callable[..., int]] = {
-    _strategist.fix_dice: _strategist.fix_dice_in_turn,
+    _dice.fix_dice: _dice.fix_dice_in_turn,
 }
 
 # The rollout horizon of the registered `mcts-strategist-N` (issue 34): at 16 iterations as

@@ -81,26 +81,36 @@ class ObservationPolicy:
 
     def act(self, game: Game, seat: int) -> int:
         environment = _environment()
-        state = game.state
-        n = state.num_players
+        n = game.state.num_players
         observer = self._observers.get(n)
         if observer is None:
             observer = self._observers[n] = environment.observer(n)
         obs, mask = observation_and_mask(game, seat, observer)
-        action = self.fn(obs, mask)
-        try:  # the env's own check: 8.9 is refused, not truncated to 8
-            action_id = environment.check_action(action, f"policy {self.name!r}")
-        except (TypeError, ValueError) as exc:
-            raise ObservationPolicyError(
-                f"policy {self.name!r} returned {action!r}, not an int action id: {exc}"
-            ) from exc
-        if not mask[action_id]:
-            raise ObservationPolicyError(
-                environment.illegal_action_message(
-                    action_id,
-                    state.pending_kind,
-                    game.legal_options(),
-                    f"policy {self.name!r} (player_{seat})",
-                )
+        return action_option(self.name, game, seat, action_id(self.name, self.fn(obs, mask)), mask)
+
+
+def action_id(name: str, action: Any) -> int:
+    """What an observation policy named `name` returned, as an action id (the env's own check:
+    8.9 is refused, not truncated to 8); ObservationPolicyError otherwise."""
+    from ..engine.shown import shown
+
+    try:
+        return _environment().check_action(action, f"policy {name!r}")
+    except (TypeError, ValueError) as exc:
+        raise ObservationPolicyError(
+            f"policy {name!r} returned {shown(action)}, not an int action id: {exc}"
+        ) from exc
+
+
+def action_option(name: str, game: Game, seat: int, action: int, mask: np.ndarray) -> int:
+    """The engine option of the action id `action` that the observation policy `name` chose
+    for `seat` under `mask`; ObservationPolicyError if the mask does not allow it."""
+    environment = _environment()
+    state = game.state
+    if not mask[action]:
+        raise ObservationPolicyError(
+            environment.illegal_action_message(
+                action, state.pending_kind, game.legal_options(), f"policy {name!r} (player_{seat})"
             )
-        return environment.option_of(state.pending_kind, action_id)
+        )
+    return environment.option_of(state.pending_kind, action)

@@ -37,12 +37,14 @@ __all__ = [
     "PolicyLoadError",
     "TrustedSpec",
     "UntrustedCheckpointError",
+    "builtin_observation_callables",
     "builtin_policy_classes",
     "classify",
     "load_policy",
     "policy_names",
     "register_policy",
     "require_trust",
+    "runs_foreign_code",
     "trusted",
 ]
 
@@ -83,15 +85,23 @@ def register_policy(name: str, factory: Callable[[int], EnginePolicy]) -> None:
 
 
 def builtin_policy_classes() -> list[type]:
-    """The classes of the registered built-in policies, `ObservationPolicy` (which shows its
-    callable only an observation) and `ResidualWeightsPolicy` (a network's arrays and a
-    built-in heuristic, both only reading the game): the policies the harness may hand the
-    live game."""
+    """The classes of the registered built-in policies, `ObservationPolicy` (when its callable
+    is one of `builtin_observation_callables`) and `ResidualWeightsPolicy` (a network's arrays
+    and a built-in heuristic, both only reading the game): the policies the harness may hand
+    the live game (`dune_env.match.is_builtin`)."""
     from .observation import ObservationPolicy
     from .residual import ResidualWeightsPolicy
 
     builtin = [import_attr(path) for path in BUILTIN_POLICIES.values()]
     return builtin + [ObservationPolicy, ResidualWeightsPolicy]
+
+
+def builtin_observation_callables() -> list[type]:
+    """The classes of the project's own observation callables: the safe-format networks (data
+    read by the project's code).  Any other callable is user code."""
+    from .weights import WeightsPolicy
+
+    return [WeightsPolicy]
 
 
 def policy_names() -> list[str]:
@@ -139,6 +149,17 @@ def classify(spec: str | Callable[..., Any] | EnginePolicy) -> Classified:
         f"unknown policy {spec!r}; known names: {policy_names()}, or give 'module:attr' or a "
         "saved model (.safetensors; pickle-based .zip or RLlib folder with trust)"
     )
+
+
+def runs_foreign_code(spec: str) -> bool:
+    """Whether loading `spec` runs code that is not the project's: a `module:attr` other than
+    the registered built-ins, a `register_policy` factory, a pickle-based model file.  The
+    registered names and safe-format models (data read by the project's own code) do not.
+    The benchmark plays the policies that do in processes of their own (harness/hosts.py)."""
+    found = classify(spec)
+    if found.loader == "module:attr":
+        return spec not in BUILTIN_POLICIES
+    return found.loader not in ("weights",)
 
 
 def load_policy(

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .observation import ObservationPolicy
-from .specs import RLLIB_CHECKPOINT, PolicyLoadError, model_label, require_trust
+from .specs import RLLIB_CHECKPOINT, PolicyLoadError, import_extra, model_label, require_trust
 
 
 @lru_cache(maxsize=4)
@@ -25,14 +25,11 @@ def _load_module(path: str) -> tuple[Any, Any]:
             f"{path!r} is not an RLlib checkpoint of training/rllib_ppo.py "
             f"(no {module_dir.relative_to(path)})"
         )
+    rl_module = import_extra(
+        "ray.rllib.core.rl_module.rl_module", "RLModule", "loading an RLlib checkpoint", "rllib"
+    )
     try:
-        from ray.rllib.core.rl_module.rl_module import RLModule
-    except ImportError as exc:  # pragma: no cover - the rllib extra is missing
-        raise PolicyLoadError(
-            "loading an RLlib checkpoint needs: pip install 'dune-env[rllib]'"
-        ) from exc
-    try:
-        module = RLModule.from_checkpoint(str(module_dir))
+        module = rl_module.from_checkpoint(str(module_dir))
     except Exception as exc:  # RLlib raises anything from FileNotFoundError to pickle errors
         raise PolicyLoadError(
             f"{path!r} does not load as an RLlib checkpoint of training/rllib_ppo.py: "

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .observation import ObservationPolicy
-from .specs import SB3_ZIP, PolicyLoadError, model_label, require_trust
+from .specs import SB3_ZIP, PolicyLoadError, import_extra, model_label, require_trust
 
 
 @lru_cache(maxsize=8)
@@ -24,14 +24,9 @@ def load_model(path: str, version: tuple[int, int] = (0, 0)) -> Any:
         raise PolicyLoadError(f"model file {path!r} does not exist")
     if not zipfile.is_zipfile(file):
         raise PolicyLoadError(f"model file {path!r} is not a stable-baselines3 .zip archive")
+    maskable_ppo = import_extra("sb3_contrib", "MaskablePPO", "loading a saved model", "train")
     try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as exc:  # pragma: no cover - the training extra is missing
-        raise PolicyLoadError(
-            "loading a saved model needs sb3-contrib: pip install 'dune-env[train]'"
-        ) from exc
-    try:
-        model = MaskablePPO.load(str(file), device="cpu")
+        model = maskable_ppo.load(str(file), device="cpu")
     except Exception as exc:
         raise PolicyLoadError(f"model file {path!r} does not load as MaskablePPO: {exc}") from exc
     check_spaces(model.observation_space, model.action_space, path)

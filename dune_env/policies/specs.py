@@ -60,6 +60,19 @@ def model_label(path: str) -> str:
     return Path(path).name if Path(path).is_dir() else Path(path).stem
 
 
+def import_extra(module: str, name: str, needed_for: str, extra: str) -> Any:
+    """`name` from `module`, part of the optional dependencies `extra` (of pyproject.toml);
+    when they are not installed, a PolicyLoadError saying what needs them (`needed_for`) and
+    how to install them."""
+    try:
+        found = importlib.import_module(module)
+    except ImportError as exc:
+        raise PolicyLoadError(
+            f"{needed_for} needs {module.partition('.')[0]}: pip install 'dune-env[{extra}]'"
+        ) from exc
+    return getattr(found, name)
+
+
 def import_attr(path: str) -> Any:
     """The object named by `path` of the form 'module:attr' (attr may be dotted)."""
     module_name, _, attr = path.partition(":")

@@ -152,6 +152,8 @@ def build_frames(record: ReplayRecord) -> dict[str, Any]:
             game.apply(options[step])
         except IllegalOptionError as exc:
             raise ReplayError(f"option {step} of the replay is not legal: {exc}") from exc
+        except (ValueError, IndexError) as exc:  # a recorded chance outcome the dice cannot give
+            raise ReplayError(f"option {step} of the replay does not replay: {exc}") from None
     events = [render(e) for e in game.state.events]
     return {"meta": meta(record, game), "frames": frames, "events": events, "names": names}
 

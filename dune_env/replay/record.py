@@ -20,12 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game, GameConfig
+from ..engine.config import check_seed
 from ..engine.game import advance, begin_setup
 from ..engine.records import opening_row
+from ..engine.shown import parse_int, shown
 from ..engine.state import GameState
 
 REPLAY_FORMAT = "dune-env-replay"
 REPLAY_VERSION = 1
+MAX_REPLAY_BYTES = 16 << 20  # a replay or snapshot file: ~100 KB for a whole game
+MAX_OPTIONS = 20_000  # a game's chosen options (games end after a few hundred: END-5)
+MAX_CHANCE = 200_000  # a game's chance outcomes (dice faces: a few per decision)
 
 
 class ReplayError(ValueError):
@@ -125,28 +130,41 @@ class ReplayRecord:
         try:
             seed = data.get("seed")
             chance = data.get("chance")
+            options = _bounded_ints(data["options"], "options", MAX_OPTIONS)
+            for key in ("config", "extra"):
+                if not isinstance(data.get(key, {}), dict):
+                    raise ReplayError(f"the replay's {key} must be a JSON object")
             return cls(
                 config=dict(data["config"]),
-                options=tuple(int(o) for o in data["options"]),
-                seed=None if seed is None else int(seed),
-                chance=None if chance is None else tuple(int(c) for c in chance),
-                policies=tuple(str(p) for p in data.get("policies", ())),
-                title=str(data.get("title", "")),
+                options=options,
+                seed=None if seed is None else check_seed(_int(seed, "the replay's seed")),
+                chance=None if chance is None else _bounded_ints(chance, "chance", MAX_CHANCE),
+                policies=tuple(str(p)[:200] for p in _bounded_list(data.get("policies", ()))),
+                title=str(data.get("title", ""))[:1000],
                 extra=dict(data.get("extra", {})),
             )
+        except ReplayError:
+            raise
         except (KeyError, TypeError, ValueError) as exc:
-            raise ReplayError(f"malformed replay record: {exc!r}") from exc
+            what = f"no {exc}" if isinstance(exc, KeyError) else str(exc)[:300]
+            raise ReplayError(f"malformed replay record: {what}") from None
 
     @classmethod
     def load(cls, path: str | Path) -> ReplayRecord:
+        """Read a replay or snapshot file, with bounds: at most MAX_REPLAY_BYTES, JSON that
+        Python's parser can take (not nested thousands deep), then `from_dict`."""
         try:
-            text = Path(path).read_text()
+            with Path(path).open("rb") as handle:
+                text = handle.read(MAX_REPLAY_BYTES + 1)
         except OSError as exc:
             raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        if len(text) > MAX_REPLAY_BYTES:
+            raise ReplayError(f"{path} has more than {MAX_REPLAY_BYTES} bytes: not a replay")
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReplayError(f"{path} is not JSON: {exc}") from exc
+            data = json.loads(text, parse_int=parse_int)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
+            why = "nested too deeply" if isinstance(exc, RecursionError) else f"not JSON ({exc})"
+            raise ReplayError(f"{path} is {why}") from None
         return cls.from_dict(data)
 
     # --- replaying -----------------------------------------------------------------------------
@@ -166,9 +184,33 @@ class ReplayRecord:
         state = GameState(config, 0)
         state.rng.forced = list(self.chance or ())
         state.history.append(opening_row())  # as Game() does: chance before the first decision
-        begin_setup(state)
-        advance(state)
+        try:
+            begin_setup(state)
+            advance(state)
+        except (ValueError, IndexError) as exc:  # a chance outcome the dice cannot give
+            raise ReplayError(f"the replay's set-up does not replay: {exc}") from None
         return Game.from_state(state)
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ReplayError(f"{what} must be an integer, not {shown(value)}")
+    return value
+
+
+def _bounded_list(value: Any, limit: int = 64) -> list[Any]:
+    if not isinstance(value, list) or len(value) > limit:
+        raise ReplayError(f"a list of at most {limit} entries was expected, not {shown(value)}")
+    return value
+
+
+def _bounded_ints(value: Any, what: str, limit: int) -> tuple[int, ...]:
+    """A replay's list of integers (`what`), at most `limit` of them."""
+    if not isinstance(value, list):
+        raise ReplayError(f"the replay's {what} must be a list of integers")
+    if len(value) > limit:
+        raise ReplayError(f"the replay has {len(value)} {what}, more than a game has ({limit})")
+    return tuple(_int(v, f"each of the replay's {what}") for v in value)
 
 
 def play_policies(
@@ -180,6 +222,11 @@ def play_policies(
     """Play a fresh game between named policies (seat s gets policies[s % len], seeded as the
     benchmark harness seeds them: `dune_env.match`) and return its record."""
     from ..match import load_seats, play, reseed_seats
+
+    try:
+        check_seed(seed)
+    except (TypeError, ValueError) as exc:
+        raise ReplayError(str(exc)) from None
 
     n = num_players or len(policies)
     if len(policies) > n:
@@ -262,9 +309,11 @@ def benchmark_record(
     """Replay game `game_index` of a `dune-bench --out out_dir` run.
 
     The harness's schedule is a function of its arguments (kept in summary.json), so the game's
-    seats, factions and seed are recomputed, the game is played again by freshly seeded
-    policies through the harness's own game loop (`dune_env.match.play_spec`), and the outcome
-    is checked against results.csv.  A run folder is data from whoever made it: unless `trust`
+    seats, factions and seed are recomputed.  A game with its line in the run's decisions.jsonl
+    is replayed from those decisions (no policy is loaded); otherwise (a failed game, a run of
+    an earlier version) it is played again by freshly seeded policies through the harness's own
+    game loop (`dune_env.match.play_spec`).  Either way the outcome is checked against
+    results.csv.  A run folder is data from whoever made it: unless `trust`
     (SECURITY.md), its policies must be registered names or safe-format model files --
     `module:attr` policies (imported code) and pickle-based models are refused.  `own_run` (the
     harness replaying the run it just played) allows `module:attr`; pickle-based models still
@@ -293,13 +342,15 @@ def benchmark_record(
         raise ReplayError(
             f"game index {game_index} is out of range: that run has games 0..{games - 1}"
         )
-    _check_policies_allowed(policies, trust, own_run)
     duplicate = bool(meta.get("duplicate", False))
     seatings = str(meta.get("seatings", "rotations"))
-    spec = schedule(policies, players, games, seed, config, duplicate, seatings=seatings)[
-        game_index
-    ]
+    specs = schedule(policies, players, games, seed, config, duplicate, seatings=seatings)
+    spec = specs[game_index]
     title = f"benchmark {directory.name}, game {game_index} (seed {spec.seed})"
+    options = None if failed else _recorded_options(directory, specs, game_index)
+    if options is not None:  # the game's own decisions: no policy is loaded or run
+        return _replayed_record(directory, spec, options, title)
+    _check_policies_allowed(policies, trust, own_run)
     game, seated = seat_spec(spec, trust=trust)
     try:
         play_seated(spec, game, seated, max_decisions)
@@ -319,6 +370,43 @@ def benchmark_record(
         title=title,
         extra={"benchmark": str(directory), "game": game_index},
     )
+
+
+def _replayed_record(
+    directory: Path, spec: Any, options: tuple[int, ...], title: str
+) -> ReplayRecord:
+    """The record of the benchmark game `spec` replayed from its recorded `options`, checked
+    against results.csv."""
+    from ..game_log import NotReplayed, replay
+
+    try:
+        game, _ = replay(spec, options)
+    except NotReplayed as exc:
+        raise ReplayError(f"game {spec.index} of decisions.jsonl: {exc}") from None
+    _check_against_results(game, directory, spec.index)
+    return ReplayRecord(
+        config=game.config.to_dict(),
+        options=tuple(game.chosen_options()),
+        seed=spec.seed,
+        policies=tuple(spec.seat_policies),
+        title=title,
+        extra={"benchmark": str(directory), "game": spec.index},
+    )
+
+
+def _recorded_options(
+    directory: Path, specs: Sequence[Any], game_index: int
+) -> tuple[int, ...] | None:
+    """The options game `game_index` chose, from the run's decisions.jsonl (read with bounds,
+    every line checked against the schedule); None when the run has no line for it."""
+    from ..game_log import DECISIONS_FILE, NotReplayed, read_decisions
+
+    try:
+        return read_decisions(directory / DECISIONS_FILE, specs).get(game_index)
+    except NotReplayed as exc:
+        raise ReplayError(f"{directory}: {exc}") from None
+    except OSError as exc:
+        raise ReplayError(f"cannot read {directory / DECISIONS_FILE}: {exc}") from None
 
 
 def _check_policies_allowed(policies: Sequence[str], trust: bool, own_run: bool) -> None:

@@ -217,3 +217,18 @@ def test_a_value_model_of_ones_own_is_used_and_recorded(tmp_path: Path, capsys):
     capsys.readouterr()
     assert small_run(tmp_path / "b", "--luck-model", str(constant)) == 2
     assert "--luck-adjust" in capsys.readouterr().err
+
+
+def test_a_luck_adjusted_run_says_so_up_front_and_with_its_results(capsys, tmp_path: Path):
+    """The terminal says before the games that they will be slow and after them what the
+    adjustment touched; summary.json says the rates are the raw ones, as report.md does."""
+    assert small_run(tmp_path / "run", "--luck-adjust", "2", "--bootstrap", "0") == 0
+    out = capsys.readouterr().out
+    assert out.index("Luck-adjusted run (--luck-adjust 2)") < out.index("Luck-adjusted: the")
+    assert "about 100 times as long" in out
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    estimator = summary["luck_adjusted"]["estimator"]
+    assert "win_rate and control_win_rate are the raw ones" in estimator
+    assert (
+        "control-win rates below are the raw ones" in (tmp_path / "run" / "report.md").read_text()
+    )

@@ -249,3 +249,14 @@ def test_leaderboard_marks_a_policy_that_never_wins() -> None:
     assert "never won" in z["strength_note"]
     text = leaderboard(summary)
     assert "| z | 12 |" in text and "† z: never won" in text
+
+
+def test_a_users_policy_is_not_the_zero_of_the_scale_next_to_a_built_in_one() -> None:
+    """Without random the reference is the first fixed baseline that plays (aggressive, then
+    economic, strategist...), not whichever name sorts first."""
+    from dune_env.harness.stats import choose_reference
+
+    assert choose_reference(["aaa_my_agent", "strategist", "economic"]) == "economic"
+    assert choose_reference(["aaa_my_agent", "strategist", "random"]) == "random"
+    assert choose_reference(["mcts-strategist-16", "strategist"]) == "strategist"
+    assert choose_reference(["zed", "alpha"]) == "alpha"  # no baseline plays: by name

@@ -1,12 +1,14 @@
-"""The web UI's request handling against a hostile client (issue 21, item 3): bad or missing
-lengths, bodies that break the JSON parser, other origins and many clients at once all get an
-HTTP answer, never a dropped connection or a server that reads without end."""
+"""The web UI's request handling against a hostile client (issue 21, item 3; issue 31, item 8):
+bad or missing lengths, bodies that break the JSON parser, other origins and many clients at
+once all get an HTTP answer, never a dropped connection or a server that reads without end;
+clients that stall do not hold the server's slots."""
 
 from __future__ import annotations
 
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -120,3 +122,59 @@ def test_fifty_concurrent_posts_all_get_an_answer(server: PlayServer) -> None:
         thread.join()
     assert len(statuses) == 250
     assert set(statuses) <= {400, 503}, sorted(set(map(str, statuses)))
+
+
+def _get_state(server: PlayServer, deadline: float) -> int:
+    """Status of GET /api/state, retried while the server answers 503, until `deadline`."""
+    while True:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            request = f"GET /api/state HTTP/1.0\r\nHost: 127.0.0.1:{server.port}\r\n\r\n"
+            sock.sendall(request.encode())
+            status = int(sock.recv(64).split()[1])
+        if status != 503 or time.monotonic() > deadline:
+            return status
+        time.sleep(0.25)
+
+
+def test_stalled_clients_do_not_hold_the_slots(server: PlayServer) -> None:
+    """Issue 31, item 8: 70 connections that send part of a request and stall used to hold
+    every handler slot, and every other client got 503 for as long as they stayed (> 30 s).
+    Each connection now has a few seconds to send its request."""
+    stalled = []
+    try:
+        for _ in range(70):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            sock.sendall(b"POST /api/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
+            stalled.append(sock)
+        start = time.monotonic()
+        assert _get_state(server, start + 20) == 200
+        assert time.monotonic() - start < 15
+    finally:
+        for sock in stalled:
+            sock.close()
+
+
+def test_a_request_trickling_in_is_cut_off(server: PlayServer) -> None:
+    """A byte every second keeps a per-read timeout from firing: the whole request has a
+    deadline, after which the connection is closed."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        start = time.monotonic()
+        try:
+            for byte in b"GET /api/state HTTP/1.0\r\nHost: 127.0.0.1\r\nX-Slow: " + b"x" * 60:
+                sock.sendall(bytes([byte]))
+                time.sleep(0.5)
+        except OSError:  # reset by the server's close: cut off
+            pass
+        assert time.monotonic() - start < 15
+        sock.settimeout(5)
+        try:
+            assert sock.recv(64) == b""  # closed without an answer to the trickle
+        except ConnectionResetError:
+            pass
+
+
+@pytest.mark.parametrize("length", ["9" * 5000, "1" * 30])
+def test_a_content_length_of_thousands_of_digits_is_a_413(server: PlayServer, length: str) -> None:
+    """int() of a 5,000-digit Content-Length raised ValueError in the server (a traceback and a
+    dropped connection): the digits are counted first."""
+    assert _post(server, "/api/act", b'{"action": 1}', {"Content-Length": length}, False) == 413

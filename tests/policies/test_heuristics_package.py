@@ -1,4 +1,4 @@
-"""The heuristics package: one handler per decision kind, styles as parameter sets."""
+"""The heuristics package: one handler per decision kind, styles as parameter sets with hooks."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from dune_env.policies.heuristics import (
     Style,
 )
 from dune_env.policies.heuristics import handlers as handlers_module
+from dune_env.policies.heuristics.strategist import STRATEGIST, StrategistPolicy, StrategistStyle
 
 
 def test_every_decision_kind_has_a_handler() -> None:
@@ -73,3 +74,54 @@ def test_a_style_changes_decisions() -> None:
             games.append(game.chosen_options())
         differ = differ or games[0] != games[1]
     assert differ
+
+
+def test_every_style_plays_the_same_handlers() -> None:
+    """A style differs by its fields and hooks only: the strategist's handler table is the
+    aggressive and economic one, its rules live in `StrategistStyle`'s hooks."""
+    table = handlers_module.handler_table()
+    for cls in (AggressivePolicy, EconomicPolicy, StrategistPolicy):
+        assert cls().handler_table() == table
+    assert isinstance(STRATEGIST, StrategistStyle) and StrategistPolicy.style is STRATEGIST
+    overridden = {
+        name
+        for name in ("adjust_target_value", "kanly_focus", "item_value", "offer_value")
+        if getattr(StrategistStyle, name) is not getattr(Style, name)
+    }
+    assert len(overridden) == 4
+
+
+@dataclasses.dataclass(frozen=True)
+class _NeverAllied(Style):
+    """The economic weights, refusing every alliance offer: a style written outside the
+    package, overriding one hook."""
+
+    def accepts_alliance(self, s: object, me: int, active: int, together: int) -> bool:
+        return False
+
+
+def _answers(style: Style, seeds: range) -> list[int]:
+    """Every ALLY_ANSWER option chosen in 5-player games with `style` at every seat."""
+    config = GameConfig(num_players=5)
+    answers = []
+    for seed in seeds:
+        policy = HeuristicPolicy(style=style)
+        game = Game(config, seed=seed)
+        while not game.terminal:
+            assert game.pending is not None
+            option = policy.act(game, game.pending.seat)
+            if game.pending.kind == DecisionKind.ALLY_ANSWER and len(game.pending.options) > 1:
+                answers.append(option)
+            game.apply(option)
+    return answers
+
+
+def test_a_style_subclass_changes_decisions_through_its_hooks() -> None:
+    """ALLY-3: a `Style` subclass (a plain Python one, also on the compiled build) that
+    overrides `accepts_alliance` declines the offers the economic style accepts, except where
+    the shared rule accepts for it (four strategic regions together: END-2 this turn)."""
+    never = _NeverAllied(**{f.name: getattr(ECONOMIC, f.name) for f in dataclasses.fields(Style)})
+    economic = _answers(ECONOMIC, range(10))
+    refusing = _answers(never, range(10))
+    assert economic.count(1) > 5
+    assert refusing.count(1) < economic.count(1) / 4

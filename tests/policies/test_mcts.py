@@ -347,11 +347,11 @@ def test_a_horizon_past_the_last_round_is_the_full_rollout(monkeypatch: pytest.M
         assert full.act(game, seat) == beyond.act(game, seat)
 
 
-@pytest.mark.parametrize("rollout", ["strategist", "economic"])
+@pytest.mark.parametrize("rollout", ["strategist", "economic", "aggressive"])
 def test_rollouts_play_the_heuristics_games(rollout: str) -> None:
-    """A rollout (the heuristic's handlers on the bare state, with the strategist's die tables
-    kept over each turn's dice decisions) plays exactly the game the heuristic plays through
-    `Game`: the same history to the end."""
+    """A rollout (the heuristic's handlers on the bare state, with the die tables kept over
+    each turn's dice decisions) plays exactly the game the heuristic plays through `Game`: the
+    same history to the end."""
     for seed in range(3):
         game = Game(GameConfig(num_players=4, record_events=False), seed=seed)
         policy = MCTSPolicy(seed=0, iterations=1, rollout=rollout)

@@ -155,3 +155,16 @@ def test_models_without_a_recorded_layout_are_mapped_by_their_width() -> None:
         assert len(columns) == width
     with pytest.raises(layouts.LayoutMismatch, match="700 entries"):
         layouts.columns_for_width(700, tomorrow)
+
+
+def test_a_missing_optional_dependency_says_which_extra_to_install() -> None:
+    """A loader whose optional dependency is not installed fails with one clear line naming
+    what needs it and the pip extra that brings it (`specs.import_extra`)."""
+    from dune_env.policies.specs import import_extra
+
+    with pytest.raises(PolicyLoadError) as error:
+        import_extra("no_such_module.sub", "Thing", "loading a made-up model", "made-up")
+    assert str(error.value) == (
+        "loading a made-up model needs no_such_module: pip install 'dune-env[made-up]'"
+    )
+    assert import_extra("json", "dumps", "anything", "core") is json.dumps

@@ -31,7 +31,7 @@ from dune_env.engine.decisions import (
 from dune_env.engine.steps.battle import ATTACKER, DEFENDER
 from dune_env.policies import load_policy
 from dune_env.policies.base import EnginePolicy, RandomPolicy
-from dune_env.policies.heuristics import EconomicPolicy
+from dune_env.policies.heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
 from dune_env.policies.heuristics.strategist import StrategistPolicy
 
 from .helpers import play
@@ -105,8 +105,8 @@ def test_every_decision_kind_is_played() -> None:
         if len(seen) == len(DecisionKind):
             break
     missing = {DecisionKind(k).name for k in set(DecisionKind) - seen}
-    # Both rare (a Tleilax ghola turn; a worm while holding two harvester regions); their
-    # handlers are the economic ones, tested in test_heuristics.py.
+    # Both rare (a Tleilax ghola turn; a worm while holding two harvester regions); every
+    # style plays them with the same handlers, tested in test_heuristics.py.
     assert missing <= {"GHOLA", "HARVESTER_DISCARD"}, missing
 
 
@@ -333,14 +333,18 @@ def test_answers_an_offer_by_whose_win_it_makes_reachable(
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 6])
-def test_dice_tables_kept_for_the_turn_choose_as_fresh_ones(num_players: int) -> None:
+@pytest.mark.parametrize("policy_class", [StrategistPolicy, EconomicPolicy, AggressivePolicy])
+def test_dice_tables_kept_for_the_turn_choose_as_fresh_ones(
+    num_players: int, policy_class: type[HeuristicPolicy]
+) -> None:
     """ROLL-2..5: `fix_dice_in_turn`, keeping the region and Kanly tables from a turn's first
     dice decision to its others (as MCTS rollouts do), fixes exactly what `fix_dice` fixes at
-    every dice decision of seeded games (Thumpers returned mid-turn included)."""
+    every dice decision of seeded games (Thumpers returned mid-turn included), in every
+    style."""
     from dune_env.engine.decisions import DecisionKind
-    from dune_env.policies.heuristics import strategist
+    from dune_env.policies.heuristics import dice
 
-    policy = StrategistPolicy()
+    policy = policy_class()
     checked = 0
     for seed in range(6):
         game = Game(GameConfig(num_players=num_players), seed=seed)
@@ -352,8 +356,8 @@ def test_dice_tables_kept_for_the_turn_choose_as_fresh_ones(num_players: int) ->
                 if s.round * 8 + s.active_seat != turn:
                     turn, tables = s.round * 8 + s.active_seat, {}
                 options = game.legal_options()
-                kept = strategist.fix_dice_in_turn(policy.style, s, seat, options, tables)
-                assert kept == strategist.fix_dice(policy.style, s, seat, options)
+                kept = dice.fix_dice_in_turn(policy.style, s, seat, options, tables)
+                assert kept == dice.fix_dice(policy.style, s, seat, options)
                 checked += 1
             game.apply(policy.act(game, seat))
     assert checked > 300

@@ -161,3 +161,29 @@ def test_viewer_numbers_dice_1_to_7_and_marks_storm_and_desert(
         assert page.text_content("#map .sector-label.in-storm") == f"{storm} STORM"
         assert page.locator("#map .desert-mark").count() == 5
         assert errors == []
+
+
+def test_no_table_overflows_its_column_at_1200_pixels(tmp_path: Path) -> None:
+    """The seat table (long policy names, tokens) stays inside its column on a 1,200-pixel
+    window at every step (it ran 9 px past it before its cells could wrap)."""
+    long_name = "dune_env.policies.heuristics.strategist:StrategistPolicy"
+    record = play_policies([long_name, "economic", "random", "aggressive"], seed=3)
+    path = write_replay_html(record, tmp_path / "game.html")
+    with browser_page() as (page, errors):
+        page.set_viewport_size({"width": 1200, "height": 900})
+        page.goto(path.as_uri())
+        frames = int(page.get_attribute("#slider", "max") or "0")
+        overflow = []
+        for frame in range(0, frames + 1, max(1, frames // 20)):
+            page.evaluate(
+                "f => { const r = document.querySelector('#slider'); r.value = f; "
+                "r.dispatchEvent(new Event('input')); }",
+                frame,
+            )
+            overflow += page.evaluate(
+                "() => [...document.querySelectorAll('table')].map(t => "
+                "t.getBoundingClientRect().right - t.parentElement.getBoundingClientRect().right)"
+            )
+        assert max(overflow) <= 0.5, max(overflow)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1200
+        assert errors == []

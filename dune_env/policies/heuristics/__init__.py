@@ -1,16 +1,20 @@
-"""Hand-written engine policies with two documented strategies.
+"""Hand-written engine policies: the aggressive, economic and strategist styles.
 
 `HeuristicPolicy` answers every `DecisionKind` with one handler (`handlers.HANDLERS`), played
-in a `Style` (`style.py`: a frozen set of weights and thresholds); `AggressivePolicy` and
-`EconomicPolicy` are the two styles.  Every handler chooses among the legal options it is
+in a `Style` (`style.py`): weights and thresholds (its fields) and hooks (its methods), the few
+rules on which styles differ.  `AggressivePolicy` and `EconomicPolicy` are two parameter sets
+with the shared hooks; `strategist.StrategistPolicy` is the economic parameters with some of its
+own and its own rules at the hooks (`strategist.StrategistStyle`): every style plays the same
+handlers, so each rule is written once.  Every handler chooses among the legal options it is
 given, and reads only what its seat may see: the public state, its own side's bid in progress,
 never the other side's bid nor (unless it is the Bene Gesserit) the Bene Gesserit prediction.
 They are fast (a few tens of microseconds per decision) so that they can play thousands of
 games and serve as MCTS rollout policies.
 
-Layout: `features.py` (shared evaluation: target value, movable strength, kill value, alliance
-usefulness), one module of handlers per step (`setup`, `dice`, `alliance`, `recruit`, `kanly`,
-`landing`, `movement`, `battle`, `property`), `handlers.py` (kind -> handler), `style.py`.
+Layout: `features.py` (shared evaluation: target value, movable strength, kill value, threat,
+alliance usefulness), one module of handlers per step (`setup`, `dice`, `alliance`, `recruit`,
+`kanly`, `landing`, `movement`, `battle`, `property`), `handlers.py` (kind -> handler),
+`style.py` (fields and hooks), `strategist.py` (the strategist's style).
 Everything reads the position through the public `dune_env.engine.rules` API.
 """
 
@@ -35,7 +39,8 @@ class HeuristicPolicy(SeededPolicy):
         self._handlers = self.handler_table()
 
     def handler_table(self) -> tuple[Handler, ...]:
-        """The handler of every decision kind (a style with its own handlers overrides this)."""
+        """The handler of every decision kind, indexed by kind (MCTS rollouts call them on the
+        bare state)."""
         return handler_table()
 
     def act(self, game: Game, seat: int) -> int:

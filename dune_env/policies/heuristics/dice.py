@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Final
 
 from ...engine import GameState
 from ...engine.constants import (
@@ -16,23 +17,44 @@ from ...engine.constants import (
     KanlyFace,
     Token,
 )
-from ...engine.rules import NUM_REGIONS, POLAR, in_storm
+from ...engine.rules import NUM_REGIONS, POLAR, in_storm, spice_die_is_worm
 from .features import (
     KILL_FACES,
     SECTOR_REGIONS,
     SPICE_BIT,
     count,
     kill_values,
-    target_value,
+    own_target_value,
 )
 from .style import Style
+
+# The tables `fix_dice_in_turn` keeps for a turn, by key.
+_TURN_REGION: Final = 0
+_TURN_REGION_WORM: Final = 1  # the spice die shows Shai-Hulud
+_TURN_KANLY: Final = 2  # the Kanly table without its Thumper face
 
 
 def fix_dice(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """Fix every die showing a good face; if none, fix the die whose reroll gains least."""
+    return fix_dice_in_turn(style, s, seat, options, None)
+
+
+def fix_dice_in_turn(
+    style: Style,
+    s: GameState,
+    seat: int,
+    options: list[int],
+    turn: dict[int, list[float]] | None,
+) -> int:
+    """`fix_dice`, keeping in `turn` (a dict the caller starts empty at the turn's first dice
+    decision and passes to every other of that turn) the die tables that the dice do not
+    decide: between two dice decisions of a turn only the dice, the chance generator and the
+    Thumpers (ROLL-4) change (ROLL-2..5), so the Kanly table is kept without its Thumper face
+    and the region table per face of the spice die that matters (Shai-Hulud: Fremen worm
+    riding).  MCTS rollouts use it (the two tables were over a quarter of a rollout)."""
     me = s.seat_faction[seat]
     rolled = [d for d in range(7) if not s.dice_fixed[d]]
-    return choose_fixed(s, me, rolled, die_values(style, s, me, rolled), options)
+    return choose_fixed(s, me, rolled, die_values(style, s, me, rolled, turn), options)
 
 
 def choose_fixed(
@@ -79,8 +101,16 @@ def is_option(options: list[int], mask: int) -> bool:
     return (i < len(options) and options[i] == mask) or mask in options
 
 
-def die_values(style: Style, s: GameState, me: int, rolled: list[int]) -> dict[int, list[float]]:
-    """Value of each face of each rolled die for the active faction `me`."""
+def die_values(
+    style: Style,
+    s: GameState,
+    me: int,
+    rolled: list[int],
+    turn: dict[int, list[float]] | None = None,
+) -> dict[int, list[float]]:
+    """Value of each face of each rolled die for the active faction `me`.  `turn` (see
+    `fix_dice_in_turn`) keeps the region table and the Kanly table's base for the turn's next
+    dice decisions."""
     values: dict[int, list[float]] = {}
     faction_dice = [d for d in rolled if d < 4]
     if faction_dice:
@@ -88,11 +118,21 @@ def die_values(style: Style, s: GameState, me: int, rolled: list[int]) -> dict[i
         for d in faction_dice:
             values[d] = table
     if Die.REGION in rolled:
-        values[Die.REGION] = region_die_table(style, s, me)
+        # Fremen worm riding (FRE-3) makes the region table depend on the spice die.
+        key = _TURN_REGION_WORM if spice_die_is_worm(s) else _TURN_REGION
+        region = None if turn is None else turn.get(key)
+        if region is None:
+            region = region_die_table(style, s, me)
+            if turn is not None:
+                turn[key] = region
+        values[Die.REGION] = region
     if Die.SPICE in rolled:
         values[Die.SPICE] = spice_die_table(style, s, me)
     if Die.KANLY in rolled:
-        values[Die.KANLY] = kanly_die_table(style, s, me)
+        base = None if turn is None else turn.get(_TURN_KANLY)
+        if base is None and turn is not None:
+            base = turn[_TURN_KANLY] = kanly_base_table(style, s, me, True)
+        values[Die.KANLY] = kanly_die_table(style, s, me, base=base)
     return values
 
 
@@ -155,52 +195,58 @@ def spice_die_table(style: Style, s: GameState, me: int) -> list[float]:
 
 
 def region_die_table(style: Style, s: GameState, me: int) -> list[float]:
+    """Each region-die face's best target (`own_target_value`), above the Polar Cap's."""
     ally = s.ally
-    polar = target_value(style, s, me, ally, POLAR, landing=True)
+    polar = own_target_value(style, s, me, ally, POLAR, landing=True)
     table = []
     for sector in range(1, 7):
         best = polar
         for r in SECTOR_REGIONS[sector]:
             if not in_storm(s, r):
-                v = target_value(style, s, me, ally, r, landing=True)
+                v = own_target_value(style, s, me, ally, r, landing=True)
                 if v > best:
                     best = v
         table.append(best - polar)
     return table
 
 
-def kanly_die_table(style: Style, s: GameState, me: int) -> list[float]:
-    table = [0.0] * 6
-    kills = kill_values(style, s, me)
-    for face in KILL_FACES:
-        table[face] = kills[face]
-    if me == Faction.HARKONNEN:  # HAR-1: the die can be turned to Poison later
-        for i in range(6):
-            table[i] = max(table[i], kills[KanlyFace.POISON])
-    table[KanlyFace.SNOOPER] = max(table[KanlyFace.SNOOPER], 0.3 * (s.snooper_holder != me))
-    table[KanlyFace.SHIELD] = max(table[KanlyFace.SHIELD], 0.3 * (s.shield_holder != me))
+def kanly_die_table(
+    style: Style,
+    s: GameState,
+    me: int,
+    piter_turn: bool = True,
+    base: list[float] | None = None,
+) -> list[float]:
+    """The Kanly die's face values: `kanly_base_table` (or a copy of `base`, that table
+    computed earlier in the same turn) and the Thumper face, which a Thumper returned during
+    the turn's rolls can change (ROLL-4)."""
+    table = kanly_base_table(style, s, me, piter_turn) if base is None else base[:]
     table[KanlyFace.THUMPER] = max(
         table[KanlyFace.THUMPER], 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
     )
     return table
 
 
-def kanly_die_table_plain(style: Style, s: GameState, me: int) -> list[float]:
-    """The Kanly die's face values without HAR-1 (used once the die is turned)."""
-    kills = kill_values(style, s, me)
+def kanly_base_table(style: Style, s: GameState, me: int, piter_turn: bool) -> list[float]:
+    """The Kanly die's face values from kills and items (`Style.item_value`), without the
+    Thumper face; on a turn where Piter can still turn the die to Poison (`piter_turn`, HAR-1),
+    every face is worth at least the Poison."""
     table = [0.0] * 6
+    kills = kill_values(style, s, me)
     for face in KILL_FACES:
         table[face] = kills[face]
-    table[KanlyFace.SNOOPER] = 0.3 * (s.snooper_holder != me)
-    table[KanlyFace.SHIELD] = 0.3 * (s.shield_holder != me)
-    table[KanlyFace.THUMPER] = 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
+    if piter_turn and me == Faction.HARKONNEN:  # HAR-1
+        for i in range(6):
+            table[i] = max(table[i], kills[KanlyFace.POISON])
+    for face in (KanlyFace.SNOOPER, KanlyFace.SHIELD):
+        table[face] = max(table[face], style.item_value(s, me, face))
     return table
 
 
 def piter(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """HAR-1: turn the Kanly die to Poison when Poison is worth more than its face."""
     me = s.seat_faction[seat]
-    table = kanly_die_table_plain(style, s, me)
+    table = kanly_die_table(style, s, me, piter_turn=False)
     return 1 if table[KanlyFace.POISON] > table[s.dice_faces[Die.KANLY]] else 0
 
 

@@ -1,11 +1,14 @@
 """Evaluation features shared by the handlers: what a region, a move, a kill is worth.
 
-Shared ideas of both styles:
+Shared ideas of every style:
 - a *target value* per region (`target_value`): what moving there this turn is worth to the
   mover (taking an empty strategic region, winning a battle, reaching three strategic regions);
   it drives which region-die face to keep, where to land and which target to choose;
 - a *threat* per faction: the strategic regions it controls (`strategic_count`); Kanly,
-  alliance answers and consent use it to slow down whoever is closest to winning.
+  alliance answers and consent use it to slow down whoever is closest to winning, and
+  `leader` names the opponent closest to a win (`closeness`).
+
+A style changes these through its fields and hooks (`style.py`), never by copies of them.
 
 Everything reads only the public state through `dune_env.engine.rules`.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 from ...engine import GameState
-from ...engine.constants import CARD, RESERVE, Die, Faction, KanlyFace, Token, UnitType
+from ...engine.constants import CARD, NO_ONE, RESERVE, Die, Faction, KanlyFace, Token, UnitType
 from ...engine.rules import (
     ADJACENT,
     MAP,
@@ -55,6 +58,7 @@ __all__ = [
     "STRATEGIC_REGIONS",
     "WIN_BONUS",
     "alliance_useful",
+    "closeness",
     "count",
     "enemy_presence",
     "grant_worthwhile",
@@ -62,13 +66,16 @@ __all__ = [
     "kill_value",
     "kill_values",
     "landable_adjacent",
+    "leader",
     "leader_power",
     "movable",
     "next_storm_sector",
+    "own_target_value",
     "planned_target",
     "strategic_count",
     "strength",
     "target_value",
+    "thin_garrison",
 ]
 
 
@@ -84,6 +91,32 @@ def enemy_presence(state: GameState, region: int, friends: tuple[int, int]) -> t
             units += s
             leaders += leader_power(state, f)
     return units, leaders
+
+
+def closeness(s: GameState, f: int) -> float:
+    """How close `f` is to a solo win (END-1), from public information: strategic regions
+    held first, then units in them (harder to dislodge)."""
+    held = 0
+    units_held = 0
+    for r in STRATEGIC_REGIONS:
+        n = count(s, f, r)
+        if n:
+            held += 1
+            units_held += n
+    return held + 0.05 * units_held
+
+
+def leader(s: GameState, me: int) -> int:
+    """The opponent (not us, not our ally) closest to a win; NO_ONE when nobody holds a
+    strategic region."""
+    best, best_value = NO_ONE, 0.0
+    for f in s.seat_faction:
+        if f == me or f == s.ally:
+            continue
+        v = closeness(s, f)
+        if v > best_value:
+            best, best_value = f, v
+    return best
 
 
 def landable_adjacent(s: GameState, me: int, target: int) -> bool:
@@ -183,6 +216,21 @@ def target_value(
     return value
 
 
+def own_target_value(
+    style: Style, s: GameState, me: int, ally: int, target: int, landing: bool
+) -> float:
+    """What moving into `target` is worth to `me` choosing its own region die face or target:
+    `target_value` as the style sees it (`Style.adjust_target_value`).  Predicting another
+    player's target (`planned_target`) uses `target_value` alone."""
+    value = target_value(style, s, me, ally, target, landing)
+    return style.adjust_target_value(s, me, ally, target, landing, value)
+
+
+def thin_garrison(style: Style, s: GameState, me: int, region: int) -> bool:
+    """`region` is a strategic region we hold with fewer units than `style.garrison`."""
+    return STRATEGIC[region] and 0 < count(s, me, region) < style.garrison
+
+
 def planned_target(style: Style, s: GameState, me: int, ally: int) -> int:
     """The target the active player will probably choose (its region die is fixed)."""
     sector = s.dice_faces[Die.REGION] + 1
@@ -199,15 +247,20 @@ def planned_target(style: Style, s: GameState, me: int, ally: int) -> int:
 # --- Kanly -----------------------------------------------------------------------------------
 
 
-def kill_value(style: Style, s: GameState, me: int, region: int, victim: int) -> float:
+def kill_value(style: Style, s: GameState, me: int, region: int, victim: int, focus: int) -> float:
     """Value of killing one `victim` unit in `region` (KANLY-1): more for a sole unit in a
-    strategic region of a faction close to winning."""
+    strategic region of a faction close to winning, more again when it is the style's `focus`
+    (`Style.kanly_focus`), whose thin garrisons are worth breaking too."""
     threat = strategic_count(s, victim)
     n = count(s, victim, region)
-    value = 0.5 + 0.3 * threat
+    value = style.kill_base + 0.3 * threat
     if STRATEGIC[region]:
         if n == 1:
             value = 2.0 + 2.0 * threat + (10.0 if threat >= 2 else 0.0)
+            if victim == focus:
+                value += style.focus_kill_bonus
+        elif n == 2 and victim == focus:
+            value += 0.8 + 0.4 * threat
         else:
             value += 0.3
     if count(s, me, region):
@@ -217,6 +270,7 @@ def kill_value(style: Style, s: GameState, me: int, region: int, victim: int) ->
 
 def kill_values(style: Style, s: GameState, me: int) -> list[float]:
     """Best Kanly kill value under each kill face (KANLY-1..3)."""
+    focus = style.kanly_focus(s, me)
     best = [0.0, 0.0, 0.0]
     for region in range(NUM_REGIONS):
         if in_storm(s, region):
@@ -224,7 +278,7 @@ def kill_values(style: Style, s: GameState, me: int) -> list[float]:
         for f in s.seat_faction:
             if f == me or f == s.ally or not count(s, f, region):
                 continue
-            v = kill_value(style, s, me, region, f)
+            v = kill_value(style, s, me, region, f, focus)
             for face in KILL_FACES:
                 if v > best[face] and not kanly_protected(s, face, f):
                     best[face] = v

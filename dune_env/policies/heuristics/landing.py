@@ -19,6 +19,7 @@ from .features import (
     next_storm_sector,
     planned_target,
     strategic_count,
+    thin_garrison,
 )
 from .style import Style
 
@@ -54,8 +55,9 @@ def land_consent(style: Style, s: GameState, seat: int, options: list[int]) -> i
 
 def land(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     """Land every unit we can pay for, each where it scores best: next to the planned
-    movement target, into strategic regions we hold (more so when a battle is coming),
-    the Polar Cap as a staging area."""
+    movement target, into strategic regions we hold (more so when a battle is coming, and
+    where a garrison is thinner than the style's `garrison`), the Polar Cap as a staging
+    area."""
     me = s.seat_faction[seat]
     active = s.active_faction
     friend = s.ally if me == active else active
@@ -70,6 +72,8 @@ def land(style: Style, s: GameState, seat: int, options: list[int]) -> int:
         region, unit_type = decode_land(option)
         value = land_value(style, s, me, friend, region, plan, nxt)
         value += 0.01 * unit_type
+        if thin_garrison(style, s, me, region):
+            value += style.reinforce_bonus
         if me == Faction.SMUGGLERS and region == POLAR and count(s, me, CARD) == 0:
             value -= 0.4  # costs 2 spice from the reserve (SMG-1)
         if value > best_value:

@@ -13,24 +13,27 @@ from .features import (
     keep_in,
     leader_power,
     movable,
+    own_target_value,
     strength,
-    target_value,
 )
 from .style import Style
 
 
 def move_target(style: Style, s: GameState, seat: int, options: list[int]) -> int:
     me = s.seat_faction[seat]
-    return max(options, key=lambda r: target_value(style, s, me, s.ally, r, landing=False))
+    return max(options, key=lambda r: own_target_value(style, s, me, s.ally, r, landing=False))
 
 
 def move(style: Style, s: GameState, seat: int, options: list[int]) -> int:
-    """Move units one at a time until the planned strength is in the target."""
+    """Move units one at a time until the planned strength (at least the style's `garrison`
+    in a strategic target) is in the target."""
     me = s.seat_faction[seat]
     target = s.target
     active = s.active_faction
     friend = s.ally if me == active else active
     wanted = wanted_in_target(style, s, me, friend, target, me == active)
+    if me == active and STRATEGIC[target] and wanted:
+        wanted = max(wanted, style.garrison)  # enter or reinforce with a garrison
     have = strength(s, me, target)
     if have >= wanted:
         return MOVE_STOP
