@@ -139,15 +139,34 @@ class DistillFields:
             raise ConfigKeyError(
                 f"first_player={self.first_player!r} is not valid; use one of {FIRST_PLAYERS}"
             )
-        for name in ("rounds", "games_per_round", "heldout_games", "chunk_games", "epochs"):
+        at_least_one = ("rounds", "games_per_round", "heldout_games", "chunk_games", "epochs",
+                        "distill_batch_size", "workers")  # fmt: skip
+        for name in at_least_one:
             if getattr(self, name) < 1:
                 raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 1")
+        for name in ("patience", "window", "curve_games"):
+            if getattr(self, name) < 0:
+                raise ConfigKeyError(f"{name}={getattr(self, name)!r} must be >= 0")
+        if not self.distill_learning_rate > 0:
+            raise ConfigKeyError(
+                f"distill_learning_rate={self.distill_learning_rate!r} must be > 0"
+            )
+        for lineup in self.curve_lineups:
+            unknown = [name for name in lineup.split() if name not in known]
+            if not lineup.split() or unknown:
+                raise ConfigKeyError(
+                    f"curve_lineups: {lineup!r} needs built-in policies or shipped models "
+                    f"(unknown: {unknown}); use names of {known}"
+                )
         if not 0.0 <= self.visit_share <= 1.0:
             raise ConfigKeyError(f"visit_share={self.visit_share!r} must be in [0, 1]")
         kinds = [k.name for k in DecisionKind]
         unknown = [k for k in self.kind_weights if k not in kinds]
         if unknown:
             raise ConfigKeyError(f"kind_weights: unknown kinds {unknown}; kinds: {kinds}")
+        negative = {k: w for k, w in self.kind_weights.items() if not w >= 0}
+        if negative:
+            raise ConfigKeyError(f"kind_weights: {negative} must be >= 0")
 
 
 @dataclass

@@ -294,3 +294,86 @@ def test_ppo_after_the_rounds_anchored_to_the_student_resumes(
     second = json.loads((more.run_dir / "training.json").read_text())
     assert second["num_timesteps"] >= 128 and second["learner_steps_this_session"] < 128
     assert list((cfg.run_dir / "pool").glob("snapshot_*.safetensors"))
+
+
+SMOKE = [
+    "--config", "configs/distill_4p.yaml", "--rounds", "1", "--games-per-round", "2",
+    "--heldout-games", "1", "--chunk-games", "1", "--workers", "1", "--epochs", "1",
+    "--curve-games", "0", "--net-arch", "32,32", "--envs-per-process", "2",
+]  # fmt: skip
+
+
+def test_a_smoke_run_of_the_shipped_config_from_the_command_line(
+    tmp_path: Path, one_torch_thread: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`python -m training.distill --config configs/distill_4p.yaml` cut to one round of two
+    labelled games (the config's teacher, residual-4p, and its opponents): the round's files,
+    the learning curve's line, the shipped model the round's student (no PPO configured), a
+    model the harness plays, and a rerun that says it is finished without fitting again."""
+    from safetensors.numpy import load_file
+
+    from dune_env.harness import run_benchmark
+    from training.distill import RoundFiles, main
+
+    assert main([*SMOKE, "--out-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    run = tmp_path / "distill_4p_seed0"
+    model = run / "final_model.safetensors"
+    assert "distill: trained distill_4p_seed0" in out and f"the model: {model}" in out
+    files = RoundFiles(run)
+    assert files.fitted() == 1
+    assert sorted(p.name for p in files.data_of(0).iterdir()) == [
+        "heldout_0000.npz", "train_0000.npz", "train_0001.npz",
+    ]  # fmt: skip
+    (line,) = [json.loads(text) for text in files.curves.read_text().splitlines()]
+    assert line["round"] == 0 and line["decisions"] > 20 and line["lineups"] == {}
+    assert 0.0 <= line["heldout_agreement"] <= 1.0
+    shipped, student = load_file(str(model)), load_file(str(files.student(0)))
+    assert shipped.keys() == student.keys()
+    assert all(np.array_equal(shipped[k], student[k]) for k in student)
+    result = run_benchmark(
+        [str(model), "strategist", "economic", "aggressive"], num_players=4, games=4, plots=False
+    )
+    assert not result.failures and len(result.rows) == 16
+    fitted_before = files.weights(0).stat().st_mtime_ns
+    assert main([*SMOKE, "--out-dir", str(tmp_path)]) == 0
+    assert "is finished" in capsys.readouterr().out
+    assert files.weights(0).stat().st_mtime_ns == fitted_before
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"teacher": "nosuch"}, r"teacher='nosuch' is not a built-in policy or a shipped model"),
+        ({"opponents": ("strategist", "economicc")}, r"unknown: \['economicc'\]"),
+        ({"workers": 0}, r"workers=0 must be >= 1"),
+        ({"visit_share": 1.5}, r"visit_share=1.5 must be in \[0, 1\]"),
+        (
+            {"curve_lineups": ("strategist economicc",)},
+            r"curve_lineups: .*unknown: \['economicc'\]",
+        ),
+        ({"kind_weights": {"ALLY_ANSWER": -1.0}}, r"kind_weights: .*must be >= 0"),
+        ({"kind_weights": {"ALLY": 2.0}}, r"kind_weights: unknown kinds \['ALLY'\]"),
+        ({"learner_seats": 4}, r"learner_seats=4 must be 1\.\.3"),
+        ({"sharpen": 0.0}, r"sharpen=0.0 must be > 0"),
+    ],
+)
+def test_a_bad_setting_is_refused_by_name(setting: dict[str, object], message: str) -> None:
+    """Every setting the rounds would trip over later is refused when the config is built,
+    naming the setting and what would be right."""
+    from training.config_utils import ConfigKeyError
+    from training.distill import DistillConfig
+
+    with pytest.raises(ConfigKeyError, match=message):
+        DistillConfig(**setting)
+
+
+def test_a_bad_setting_on_the_command_line_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from training.distill import main
+
+    assert main([*SMOKE, "--teacher", "strategist-v2", "--out-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("distill: ") and "teacher='strategist-v2'" in err
+    assert "\n" not in err and not (tmp_path / "distill_4p_seed0").exists()
