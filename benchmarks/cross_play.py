@@ -13,29 +13,34 @@ deals where both sat: the matrix gives row minus column, the strength difference
 fit with its 95% interval, and the paired control-win rate difference.  Each line-up's run
 folder resumes (`--resume` continues an interrupted cross-play).
 
-Prints the standings (strength against the first policy of the pool, with its interval) and
-the matrix in Markdown; writes cross_play.json (the joint summary and the line-ups).
+Prints the standings (strength against the joint fit's reference, the harness's usual zero of
+the scale, with its interval) and the matrix in Markdown; writes cross_play.json (the joint
+summary and the line-ups) and cross_play.md.  Bad arguments (a pool smaller than a table, more
+line-ups than the pool has combinations, an unknown policy) are one line, exit code 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from dune_env.harness import run_benchmark
+from dune_env.engine import ConfigError
+from dune_env.harness import lineup, run_benchmark
 from dune_env.harness.report import summarise
 from dune_env.harness.suite import balanced_combinations
-from dune_env.match import lineup
+from dune_env.policies import PolicyLoadError
 from dune_env.seatings import deal_seatings
 
 
 def play(args: argparse.Namespace) -> tuple[list[Any], list[list[str]], float]:
     """Every line-up's games (resumed where their folders hold some); the rows, the line-ups
-    and the CPU seconds of the worker processes."""
+    and the CPU seconds of this process and its workers."""
     groups = balanced_combinations(list(args.policies), args.players, args.lineups)
     rows: list[Any] = []
     for j, group in enumerate(groups):
@@ -61,8 +66,11 @@ def play(args: argparse.Namespace) -> tuple[list[Any], list[list[str]], float]:
         for row in result.rows:
             row.game += offset
         rows.extend(result.rows)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return rows, groups, children.ru_utime + children.ru_stime
+    cpu = 0.0  # this process (games played here with --workers 1) and the worker processes
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        cpu += usage.ru_utime + usage.ru_stime
+    return rows, groups, cpu
 
 
 def matrix(summary: dict[str, Any], policies: list[str]) -> str:
@@ -102,7 +110,25 @@ def standings(summary: dict[str, Any], policies: list[str]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def check(args: argparse.Namespace) -> None:
+    """Refuse arguments the pool cannot play, in one line."""
+    combinations = math.comb(len(args.policies), args.players)
+    if len(set(args.policies)) != len(args.policies):
+        raise ValueError(f"--policies {' '.join(args.policies)}: name each policy once")
+    if not combinations:
+        raise ValueError(
+            f"--policies: {len(args.policies)} policies cannot fill a {args.players}-player table"
+        )
+    if not 1 <= args.lineups <= combinations:
+        raise ValueError(
+            f"--lineups {args.lineups}: give 1 to {combinations} (the pool's combinations of "
+            f"{args.players})"
+        )
+    if args.deals < 1:
+        raise ValueError(f"--deals {args.deals}: give at least 1")
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, required=True)
     parser.add_argument("--policies", nargs="+", required=True)
@@ -113,9 +139,14 @@ def main() -> int:
     parser.add_argument("--bootstrap", type=int, default=200)
     parser.add_argument("--out", required=True)
     parser.add_argument("--resume", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     started = time.perf_counter()
-    rows, groups, cpu = play(args)
+    try:
+        check(args)
+        rows, groups, cpu = play(args)
+    except (PolicyLoadError, ConfigError, ValueError) as exc:
+        print(f"cross_play: {exc}", file=sys.stderr)
+        return 2
     summary = summarise(rows, duplicate=True, bootstrap=args.bootstrap, seed=args.seed)
     text = "\n\n".join([standings(summary, args.policies), matrix(summary, args.policies)])
     print(text)
