@@ -113,14 +113,14 @@ def lineup_of(heuristics: tuple[str, ...] | list[str], players: int) -> list[str
 
 
 def evaluate_lineup(
-    checkpoint: str, others: list[str], players: int, games: int, seed: int = 0
+    checkpoint: str, others: list[str], players: int, games: int, seed: int = 0, workers: int = 1
 ) -> dict[str, Any]:
     """The harness's summary of `checkpoint` with `others` in one line-up, on duplicate deals
     in the harness's balanced seatings (`games` rounded up to whole deals): the benchmark's
     measurement, its head-to-head entries pairing the checkpoint with each of the others over
-    the same deals.  (The line-up's rotations would put the checkpoint just before the same
-    seat in every game: a copy of the strategist then scores about -0.5 against it;
-    docs/baselines.md, Seat order.)"""
+    the same deals, played in `workers` processes (the results do not depend on them).  (The
+    line-up's rotations would put the checkpoint just before the same seat in every game: a
+    copy of the strategist then scores about -0.5 against it; docs/baselines.md, Seat order.)"""
     from dune_env.harness import run_benchmark
 
     return run_benchmark(
@@ -128,7 +128,7 @@ def evaluate_lineup(
         num_players=players,
         games=whole_deals([checkpoint, *others], players, games),
         seed=seed,
-        workers=1,
+        workers=workers,
         duplicate=True,
         plots=False,
     ).summary

@@ -198,7 +198,7 @@ class KickstartedPPO(MaskablePPO):
         value_loss = F.mse_loss(batch.returns, values)
         entropy: Any = dist.entropy()
         entropy_loss = -torch.mean(entropy)
-        teacher_nll, agreement = teacher_terms(dist, batch.teacher_actions, actions)
+        teacher_nll, agreement = self.teacher_term(dist, batch, actions)
         if warmup:
             loss = self.vf_coef * value_loss
         else:
@@ -218,6 +218,13 @@ class KickstartedPPO(MaskablePPO):
         ):
             stats[key].append(value)
         return loss, approx_kl
+
+    def teacher_term(
+        self, dist: Any, batch: TeacherSamples, actions: torch.Tensor
+    ) -> tuple[Any, float]:
+        """The imitation term of a minibatch and the greedy agreement: here the teacher's
+        labels (`teacher_terms`); `AnchoredPPO` pulls towards a network's distribution."""
+        return teacher_terms(dist, batch.teacher_actions, actions)
 
     def log_update(
         self, stats: dict[str, list[float]], clip_range: float, coef: float, warmup: bool
@@ -249,6 +256,46 @@ def teacher_terms(dist: Any, teacher: torch.Tensor, actions: torch.Tensor) -> tu
     nll = -(log_likelihood * labelled).sum() / count
     agreement = float((dist.mode()[labelled] == teacher[labelled]).float().mean())
     return nll, agreement
+
+
+class AnchoredPPO(KickstartedPPO):
+    """KickstartedPPO whose imitation term is the KL divergence from a frozen network's policy
+    (the anchor, e.g. the distillation PPO starts from) to the learner's, on each minibatch's
+    own states: loss = PPO + lambda x KL(anchor || policy), lambda annealed as the kickstart
+    coefficient is (`configure_kickstart`'s schedule).  The anchor is a safe-format model read
+    with numpy (`set_anchor`, applied to new and resumed models alike); it needs no labels from
+    the environments."""
+
+    anchor: Any = None
+    anchor_path = ""
+
+    def set_anchor(self, path: str) -> None:
+        """The anchor's safe-format file, read at the first update (it may be written after the
+        model is built: the distillation before PPO)."""
+        self.anchor_path, self.anchor = path, None
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "anchor"]  # the file is named, not pickled
+
+    def teacher_term(
+        self, dist: Any, batch: TeacherSamples, actions: torch.Tensor
+    ) -> tuple[Any, float]:
+        """(KL(anchor || policy) averaged over the minibatch, with gradient; the share of its
+        states where the policy's greedy action is the anchor's)."""
+        if self.anchor is None:
+            from dune_env.policies.weights import WeightsPolicy
+
+            if not self.anchor_path:
+                raise ValueError("AnchoredPPO needs its anchor network: set_anchor(path) first")
+            self.anchor = WeightsPolicy(self.anchor_path)
+        masks = batch.action_masks.bool()
+        logits = self.anchor.logits(batch.observations.cpu().numpy())
+        anchor = torch.log_softmax(torch.as_tensor(logits).masked_fill(~masks, -torch.inf), dim=1)
+        own = torch.log_softmax(dist.distribution.logits.masked_fill(~masks, -torch.inf), dim=1)
+        p = anchor.exp()
+        kl = torch.where(masks, p * (anchor - own), torch.zeros_like(p)).sum(dim=1).mean()
+        agreement = float((own.argmax(dim=1) == anchor.argmax(dim=1)).float().mean())
+        return kl, agreement
 
 
 def algorithm_of(cfg: KickstartFields) -> Any:

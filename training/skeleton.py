@@ -81,6 +81,12 @@ class Recipe:
     def warm_start(self, model: Any, progress: Progress | None) -> None:
         """What a new model goes through before PPO (initial weights, imitation)."""
 
+    def warm_start_finished(self) -> bool:
+        """False while the warm start has work left (e.g. distillation rounds not yet fitted):
+        the run then goes through `warm_start` again, which resumes from its own files, rather
+        than resuming a checkpoint.  True by default (a warm start that has no files)."""
+        return True
+
     def configure(self, model: Any) -> None:
         """Settings applied to a new and to a resumed model (e.g. the kickstart schedule)."""
 
@@ -203,7 +209,7 @@ def resume_or_start(
 
     resumed = (
         resume_from_checkpoint(folder.root, cfg.ppo.device, build_venv, recipe.algorithm)
-        if cfg.run.resume
+        if cfg.run.resume and recipe.warm_start_finished()
         else None
     )
     if resumed is not None:
@@ -370,8 +376,9 @@ def main(
     `commands`: the recipe's other commands, for --help."""
 
     def run(cfg: Any) -> str:
-        opponents = recipe_class(cfg).benchmark_opponents()
-        if is_finished(cfg):
+        recipe = recipe_class(cfg)
+        opponents = recipe.benchmark_opponents()
+        if is_finished(cfg) and recipe.warm_start_finished():
             return report(name, cfg, opponents, finished_before=True)
         started = time.perf_counter()
         train_config(cfg)

@@ -64,6 +64,11 @@ strategist's searched decisions at 4 players, e.g. a move after its target): the
 information set is the one its determinisations were drawn for, and its visits are kept on top
 of the new iterations.  The default `mcts` and the measured budget curve do not use it.
 
+**The root's statistics** of the last decision are kept in `last_search` (a `RootSearch`: the
+heuristic's choice, the candidates, their visits and mean rewards, the option played; None
+when the decision was not searched): targets for distilling the search into a network, whose
+visit counts say more than the single option played (`training/distill.py`).
+
 With iterations alone the policy is deterministic given its seed; with a `time_limit` (seconds,
 checked after each determinisation) the result depends on the machine's speed.
 
@@ -77,6 +82,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ..engine import Game, GameConfig, GameState, Phase
 from ..engine.constants import CARD, NO_ONE, Faction
@@ -129,6 +135,19 @@ SEARCHED_KINDS: frozenset[int] = frozenset(
         DecisionKind.DICE_SPLIT,
     )
 )
+
+
+class RootSearch(NamedTuple):
+    """The root of one searched decision: the heuristic's choice (`preferred`), the candidate
+    options, each one's visits and mean reward in [0, 1] (0.0 when unvisited), and the option
+    played (`choice`)."""
+
+    kind: int
+    preferred: int
+    candidates: tuple[int, ...]
+    visits: tuple[int, ...]
+    means: tuple[float, ...]
+    choice: int
 
 
 class _Node:
@@ -238,12 +257,14 @@ class MCTSPolicy(SeededPolicy):
         self._kept: tuple[int, list[HistoryRow], int, _Node] | None = None
         self.last_iterations = 0
         self.last_reused_visits = 0
+        self.last_search: RootSearch | None = None
 
     def reseed(self, seed: int) -> None:
         super().reseed(seed)
         self._kept = None
 
     def act(self, game: Game, seat: int) -> int:
+        self.last_search = None
         options = game.legal_options()
         if len(options) == 1:
             return options[0]
@@ -287,6 +308,7 @@ class MCTSPolicy(SeededPolicy):
                 survivors = survivors[: (len(survivors) + 1) // 2]
         self.last_iterations = done
         choice = survivors[0]
+        self.last_search = root_search(root, kind, preferred, candidates, choice)
         if self.reuse_tree:
             below = root.children.get((kind, choice))
             history = [row.frozen() for row in state.history]
@@ -456,6 +478,19 @@ class MCTSPolicy(SeededPolicy):
         return (values[seat] - loss) / (win - loss) if win != loss else 0.0
 
 
+def root_search(
+    root: _Node, kind: int, preferred: int, candidates: list[int], choice: int
+) -> RootSearch:
+    """The statistics of `root`'s candidates (see `RootSearch`)."""
+    visits, means = [], []
+    for option in candidates:
+        child = root.children.get((kind, option))
+        n = 0 if child is None else child.visits
+        visits.append(n)
+        means.append(child.total / n if child is not None and n else 0.0)
+    return RootSearch(kind, preferred, tuple(candidates), tuple(visits), tuple(means), choice)
+
+
 class _StrategistMCTS(MCTSPolicy):
     """MCTS on the strategist heuristic (prior, unsearched decisions and rollouts) at a fixed
     budget, its rollouts scored two rounds after the searched one (`STRATEGIST_ROLLOUT_ROUNDS`);
@@ -490,6 +525,7 @@ __all__ = [
     "StrategistMCTS16",
     "StrategistMCTS64",
     "MCTSPolicy",
+    "RootSearch",
     "SEARCHED_KINDS",
     "dice_candidates",
     "evaluate",

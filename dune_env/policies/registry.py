@@ -62,6 +62,10 @@ BUILTIN_POLICIES: dict[str, str] = {
     # weakened copies (20% of decisions at random), to measure a benchmark's power
     "aggressive-eps20": "dune_env.policies.epsilon:AggressiveEps20",
     "economic-eps20": "dune_env.policies.epsilon:EconomicEps20",
+    # the heuristics declining every alliance offer (5+ players: alliance play held out)
+    "strategist-declines": "dune_env.policies.declining:StrategistDeclines",
+    "economic-declines": "dune_env.policies.declining:EconomicDeclines",
+    "aggressive-declines": "dune_env.policies.declining:AggressiveDeclines",
 }
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 # name -> shipped model in the safe format (model cards: docs/models/<name>.md).

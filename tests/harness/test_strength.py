@@ -259,4 +259,6 @@ def test_a_users_policy_is_not_the_zero_of_the_scale_next_to_a_built_in_one() ->
     assert choose_reference(["aaa_my_agent", "strategist", "economic"]) == "economic"
     assert choose_reference(["aaa_my_agent", "strategist", "random"]) == "random"
     assert choose_reference(["mcts-strategist-16", "strategist"]) == "strategist"
+    declining = ["/runs/agent.safetensors", "strategist-declines", "economic-declines"]
+    assert choose_reference(declining) == "economic-declines"  # a fixed baseline, not the path
     assert choose_reference(["zed", "alpha"]) == "alpha"  # no baseline plays: by name

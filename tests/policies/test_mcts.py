@@ -94,6 +94,43 @@ def test_unsearched_decisions_follow_the_heuristic() -> None:
     assert seen == 5
 
 
+def test_the_root_statistics_of_each_searched_decision_are_kept() -> None:
+    """`last_search`: the heuristic's choice among the candidates, every iteration counted in
+    a candidate's visits, the option played the best of the last round's survivors; None when
+    the decision was not searched."""
+    game = Game(GameConfig(num_players=4), seed=5)
+    heuristic = EconomicPolicy(0)
+    policy = MCTSPolicy(seed=1, iterations=8, rollout="economic", rollout_rounds=1)
+    searched = unsearched = 0
+    while not game.terminal and searched < 6:
+        assert game.pending is not None
+        seat, options = game.pending.seat, game.pending.options
+        if len(options) > 1:
+            choice = policy.act(game, seat)
+            search = policy.last_search
+            if policy.last_iterations:
+                assert search is not None and search.choice == choice
+                assert search.kind == game.pending.kind
+                assert search.preferred == heuristic.act(game, seat)
+                assert search.preferred in search.candidates
+                assert set(search.candidates) <= set(options)
+                assert sum(search.visits) == policy.last_iterations
+                # the last round's survivors have the most visits; the best of them is played
+                most = max(search.visits)
+                finalists = [
+                    m for m, v in zip(search.means, search.visits, strict=True) if v == most
+                ]
+                assert search.visits[search.candidates.index(choice)] == most
+                assert search.means[search.candidates.index(choice)] == max(finalists)
+                assert all(0.0 <= m <= 1.0 for m in search.means)
+                searched += 1
+            else:
+                assert search is None
+                unsearched += 1
+        game.apply(heuristic.act(game, seat))
+    assert searched == 6 and unsearched > 0
+
+
 def test_evaluate_is_a_reward_vector() -> None:
     game = Game(GameConfig(num_players=5), seed=4)
     policies = [AggressivePolicy(k) for k in range(5)]

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from training.config_utils import ConfigKeyError, field_docs, flat_dict, load_config
+from training.distill import DistillConfig
 from training.fields import PPOFields, RunFields
 from training.ppo_selfplay import PPOSelfPlayConfig
 from training.residual import ResidualConfig
 from training.rllib_ppo import RLlibConfig
 
-RECIPES = (PPOSelfPlayConfig, RLlibConfig, ResidualConfig)
+RECIPES = (PPOSelfPlayConfig, RLlibConfig, ResidualConfig, DistillConfig)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -68,7 +69,7 @@ def test_every_shipped_yaml_config_loads() -> None:
     configs = sorted((ROOT / "configs").glob("*.yaml"))
     assert configs
     for path in configs:
-        prefixes = {"rllib": RLlibConfig, "residual": ResidualConfig}
+        prefixes = {"rllib": RLlibConfig, "residual": ResidualConfig, "distill": DistillConfig}
         cls = next((c for p, c in prefixes.items() if path.name.startswith(p)), PPOSelfPlayConfig)
         cfg = load_config(cls, path)
         assert 3 <= cfg.run.num_players <= 8

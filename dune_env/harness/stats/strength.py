@@ -304,6 +304,9 @@ REFERENCE_ORDER = (
     "strategist",
     "aggressive-eps20",
     "economic-eps20",
+    "aggressive-declines",
+    "economic-declines",
+    "strategist-declines",
 )
 
 
