@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"{'environment':<18}{'agent-steps/s':>15}{'games/s':>10}{'steps/game':>12}")
     rates = {}
-    for name, (steps, games, elapsed) in totals.items():
+    for name, (steps, games, elapsed, _cpu) in totals.items():
         rates[name] = steps / elapsed
         print(f"{name:<18}{steps / elapsed:>15,.0f}{games / elapsed:>10.1f}{steps / games:>12.1f}")
     ratio = rates["dune_v1"] / rates["connect_four_v3"]
