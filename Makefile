@@ -28,12 +28,13 @@ BUILD_LINE := $(PY) -c "import dune_env.compiled_build as c; raise SystemExit(c.
 # The suites that also run on the pure-Python sources (the reference build): bad input, snapshots
 # (and their fuzzer), determinism, the comparison of both builds, the hostile inputs of issue
 # 31 (the engine's, the files the project reads, the harness's replay of every game), and the
-# heuristics' recorded decisions.
+# heuristics' recorded decisions, and the values seeded games return through dune_v1.
 PURE_TESTS := tests/test_engine_bad_input.py tests/test_engine_hardening.py \
 	tests/test_engine_snapshot.py tests/test_snapshot_hardening.py tests/test_snapshot_fuzz.py \
 	tests/test_engine_determinism.py tests/test_compiled_build.py tests/test_bad_input_parity.py \
 	tests/test_engine_hardening_round3.py tests/test_hostile_files.py \
-	tests/harness/test_hostile_round3.py tests/policies/test_heuristics_fingerprint.py
+	tests/harness/test_hostile_round3.py tests/policies/test_heuristics_fingerprint.py \
+	tests/env/test_seeded_digest.py
 WHEEL_CHECK := build/wheel-check
 
 .PHONY: run play replay test setup setup-dev build clean-build browser lint bench check-wheel \

@@ -26,6 +26,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from ..engine.constants import FACTION_NAMES, NO_ONE
 from ..engine.decisions import DecisionKind
@@ -58,6 +62,10 @@ class GameOverError(RuntimeError):
 class IllegalActionError(InvalidActionError):
     """An action id of the table that is not legal for the pending decision (with
     illegal_action="raise").  The environment is left unchanged."""
+
+
+def _no_game() -> RuntimeError:
+    return RuntimeError(f"{ENV_NAME}: call reset() (or restore()) before using the environment")
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
@@ -207,9 +215,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
 
     def _require_game(self) -> Game:
         if self.game is None:
-            raise RuntimeError(
-                f"{ENV_NAME}: call reset() (or restore()) before using the environment"
-            )
+            raise _no_game()
         return self.game
 
     def _info(self, state: GameState, seat: int) -> dict[str, Any]:
@@ -287,7 +293,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
     # --- observing -------------------------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self._require_game()
+        """Fresh arrays of `agent`'s own: later steps never change what was returned."""
+        game = self.game
+        if game is None:
+            raise _no_game()
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
             raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
@@ -311,7 +320,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
                 "there is no acting agent for last(); the final rewards are in "
                 "env.unwrapped.game.rewards, and reset() starts a new game"
             )
-        return super().last(observe)
+        agent = self.agent_selection  # (AECEnv.last, without its call of a call)
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     # --- acting ----------------------------------------------------------------------------------
 
@@ -370,7 +386,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         )
 
     def step(self, action: Any) -> None:
-        game = self._require_game()
+        game = self.game
+        if game is None:
+            raise _no_game()
         if not self.agents:
             raise InvalidActionError(
                 "the game is over and every agent has already stepped out; call reset()"
@@ -502,21 +520,39 @@ class DuneOrderEnforcing(OrderEnforcingWrapper):
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw: raw_env = env.unwrapped
+        # `env()`'s stack: step and last go to the raw environment directly, doing what
+        # DuneAssertOutOfBounds would have done (one layer of Python calls less per step).
+        self._direct = type(env) is DuneAssertOutOfBounds and env.env is self._raw
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
-        if not self._raw.agents:
+        raw = self._raw
+        if not raw.agents:
             raise InvalidActionError(
                 "the game is over and every agent has already stepped out; call reset()"
             )
         self._has_updated = True
-        self.env.step(action)
+        if not self._direct:
+            self.env.step(action)
+            return
+        if action is not None and raw._done:
+            # DuneAssertOutOfBounds checks the action first; while the game runs the raw
+            # step's own first check is that same one, after the game the dead step's is not.
+            check_action(action, raw.agent_selection)
+        raw.step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
+        if self._direct:
+            return self._raw.last(observe)
         return self.env.last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
 
     def restore(self, snapshot: dict[str, Any] | str) -> None:
         """Start an episode from a snapshot: like reset(), so no reset() is needed first."""
@@ -526,6 +562,31 @@ class DuneOrderEnforcing(OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing iterator, reading the raw environment's agents directly
+    (not through two properties a step)."""
+
+    def __init__(self, env: DuneOrderEnforcing, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._wrapper = env
+        self._raw = env._raw
+
+    def __next__(self) -> str:
+        raw = self._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        wrapper = self._wrapper
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return raw.agent_selection
 
 
 def env(**config: Any) -> DuneOrderEnforcing:
