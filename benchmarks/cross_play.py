@@ -7,7 +7,7 @@ The pool's line-ups are combinations of `--players` of the policies, chosen so t
 shares as equal a number of tables as possible (`dune_env.harness.suite.balanced_combinations`,
 the standard suite's rule); each line-up plays `--deals` duplicate deals in the harness's
 default (balanced) seating design, on its own schedule seed (`--seed` + line-up number).  All
-the games are then fitted together (`dune_env.harness.report.summarise`: one strength per
+the games are then fitted together (`dune_env.harness.stats.summary.summarise`: one strength per
 policy, faction effects, bootstrap intervals over deals), and every pair is compared over the
 deals where both sat: the matrix gives row minus column, the strength difference of the joint
 fit with its 95% interval, and the paired control-win rate difference.  Each line-up's run
@@ -32,7 +32,7 @@ from typing import Any
 
 from dune_env.engine import ConfigError
 from dune_env.harness import lineup, run_benchmark
-from dune_env.harness.report import summarise
+from dune_env.harness.stats.summary import summarise
 from dune_env.harness.suite import balanced_combinations
 from dune_env.policies import PolicyLoadError
 from dune_env.seatings import deal_seatings

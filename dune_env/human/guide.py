@@ -190,96 +190,100 @@ SEATS_NOTE: Final = (
 )
 
 
+# The glossary's terms and texts; `{sardaukar}`, `{storm}` and `{desert}` are how a front end
+# draws them (_DRAWN), filled in by glossary().
+_GLOSSARY_TEMPLATE: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "Card",
+        "your faction card: recruited units and leaders wait there; units land from it (DEF-2).",
+    ),
+    (
+        "Reserve",
+        "your pieces neither on the map nor on the card; recruiting takes from it and "
+        "lost pieces go back to it (DEF-1).",
+    ),
+    (
+        "Strength",
+        "in battle a unit counts 1, a Fremen unit 2, a Sardaukar 2; a leader adds its "
+        "own strength (DEF-8, COMP-3).",
+    ),
+    (
+        "Sardaukar",
+        "the Corrino's elite unit: strength 2. Two Corrino faction dice recruit one "
+        "instead of two units (COR-1). {sardaukar}",
+    ),
+    (
+        "Leaders",
+        "fight only in battles, from the faction card; a leader committed to a battle "
+        "goes to the reserve after it (BATTLE-7).",
+    ),
+    (
+        "Fortress (F)",
+        "a property token: before a battle in its region it removes one attacking unit, then "
+        "goes back to the supply (BATTLE-3); in a desert region it also keeps the storm from "
+        "killing units there (STORM-2).",
+    ),
+    (
+        "Harvester (H)",
+        "a property token: +2 spice at the landing step for the active player "
+        "with a unit in its region, unless the storm is there (LAND-1); a Shai-Hulud makes the "
+        "active player discard one.",
+    ),
+    (
+        "Ornithopter (O)",
+        "a property token: every unit in its region may move to the movement "
+        "target, adjacent or not (PROP-4); the storm destroys it in a desert region.",
+    ),
+    ("Snooper", "a Kanly token: Poison cannot kill the units of whoever holds it (KANLY-3)."),
+    ("Shield", "a Kanly token: Crysknife cannot kill the units of whoever holds it (KANLY-3)."),
+    (
+        "Thumper",
+        "discard it to leave a Shai-Hulud on the spice die unfixed (ROLL-4); nobody "
+        "holds more than one (KANLY-5).",
+    ),
+    (
+        "Shai-Hulud",
+        "the worm on the spice die: no spice this turn, not even from harvesters "
+        "(stored spice still counts), and the active player loses a harvester (LAND-1).",
+    ),
+    (
+        "Pool",
+        "the active player's spice this turn: the spice die plus 2 per harvester; what is "
+        "not spent is lost at the end of the turn (SPICE-1..3).",
+    ),
+    (
+        "Storage",
+        "the stored spice of the Corrino and the Guild: at most 5, spent like pool "
+        "spice in their own turns (SPICE-4).",
+    ),
+    (
+        "CHOAM",
+        "the Corrino's ability: at the end of their own turn each spice rolled on the spice "
+        "die and left unspent adds 2 to their storage, which holds at most 5 - the rest is "
+        "lost (COR-2).",
+    ),
+    (
+        "Storm",
+        "covers one sector ({storm}): nothing lands, moves into or out of, or "
+        "fights there. When the spice die shows 3, 4 or 5 it moves one sector at the end of "
+        "the turn, west or east as the region die shows, and in each desert region it "
+        "enters without a fortress every faction but the Fremen loses one unit (STORM-1, "
+        "STORM-2).",
+    ),
+    (
+        "{desert}",
+        "the regions the storm kills in: "
+        + ", ".join(n for n, d in zip(DEFAULT_MAP.names, DEFAULT_MAP.desert, strict=True) if d)
+        + " (MAP-1).",
+    ),
+)
+
+
 def glossary(front: str = "terminal") -> tuple[tuple[str, str], ...]:
     """The tokens and terms a newcomer meets on the board and in the log, with their rule
     IDs, saying how the `front` end ("terminal" or "web") draws them."""
     drawn = _DRAWN[front]
-    return (
-        (
-            "Card",
-            "your faction card: recruited units and leaders wait there; units land from it "
-            "(DEF-2).",
-        ),
-        (
-            "Reserve",
-            "your pieces neither on the map nor on the card; recruiting takes from it and "
-            "lost pieces go back to it (DEF-1).",
-        ),
-        (
-            "Strength",
-            "in battle a unit counts 1, a Fremen unit 2, a Sardaukar 2; a leader adds its "
-            "own strength (DEF-8, COMP-3).",
-        ),
-        (
-            "Sardaukar",
-            "the Corrino's elite unit: strength 2. Two Corrino faction dice recruit one "
-            f"instead of two units (COR-1). {drawn['sardaukar']}",
-        ),
-        (
-            "Leaders",
-            "fight only in battles, from the faction card; a leader committed to a battle "
-            "goes to the reserve after it (BATTLE-7).",
-        ),
-        (
-            "Fortress (F)",
-            "a property token: before a battle in its region it removes one attacking unit, then "
-            "goes back to the supply (BATTLE-3); in a desert region it also keeps the storm from "
-            "killing units there (STORM-2).",
-        ),
-        (
-            "Harvester (H)",
-            "a property token: +2 spice at the landing step for the active player "
-            "with a unit in its region, unless the storm is there (LAND-1); a Shai-Hulud makes the "
-            "active player discard one.",
-        ),
-        (
-            "Ornithopter (O)",
-            "a property token: every unit in its region may move to the movement "
-            "target, adjacent or not (PROP-4); the storm destroys it in a desert region.",
-        ),
-        ("Snooper", "a Kanly token: Poison cannot kill the units of whoever holds it (KANLY-3)."),
-        ("Shield", "a Kanly token: Crysknife cannot kill the units of whoever holds it (KANLY-3)."),
-        (
-            "Thumper",
-            "discard it to leave a Shai-Hulud on the spice die unfixed (ROLL-4); nobody "
-            "holds more than one (KANLY-5).",
-        ),
-        (
-            "Shai-Hulud",
-            "the worm on the spice die: no spice this turn, not even from harvesters "
-            "(stored spice still counts), and the active player loses a harvester (LAND-1).",
-        ),
-        (
-            "Pool",
-            "the active player's spice this turn: the spice die plus 2 per harvester; what is "
-            "not spent is lost at the end of the turn (SPICE-1..3).",
-        ),
-        (
-            "Storage",
-            "the stored spice of the Corrino and the Guild: at most 5, spent like pool "
-            "spice in their own turns (SPICE-4).",
-        ),
-        (
-            "CHOAM",
-            "the Corrino's ability: at the end of their own turn each spice rolled on the spice "
-            "die and left unspent adds 2 to their storage, which holds at most 5 - the rest is "
-            "lost (COR-2).",
-        ),
-        (
-            "Storm",
-            f"covers one sector ({drawn['storm']}): nothing lands, moves into or out of, or "
-            "fights there. When the spice die shows 3, 4 or 5 it moves one sector at the end of "
-            "the turn, west or east as the region die shows, and in each desert region it "
-            "enters without a fortress every faction but the Fremen loses one unit (STORM-1, "
-            "STORM-2).",
-        ),
-        (
-            drawn["desert"],
-            "the regions the storm kills in: "
-            + ", ".join(n for n, d in zip(DEFAULT_MAP.names, DEFAULT_MAP.desert, strict=True) if d)
-            + " (MAP-1).",
-        ),
-    )
+    return tuple((term.format(**drawn), text.format(**drawn)) for term, text in _GLOSSARY_TEMPLATE)
 
 
 GLOSSARY: Final = glossary("terminal")
