@@ -91,10 +91,12 @@ browser:
 		echo "make: no chromium and no root apt-get to install it; the browser tests will be skipped"; \
 	fi
 
-# The main job: the short version of the dune_v1 standard suite v2 (ppo-4p and the references
-# mcts-strategist-16, strategist, bc-4p, economic, aggressive, random; 3-6 players, duplicate
-# deals; a few minutes on 2 cores): strength with 95% intervals, and where ppo-4p lands in the
-# published table (docs/leaderboard.md).
+# The main job: the short version of the dune_v1 standard suite v3 (ppo-4p and the references
+# residual-4p, residual-5p, strategist, bc-4p, bc-5p, economic, aggressive, random; no search
+# seat; 3-6 players, duplicate deals in the balanced design; about 35 CPU-seconds of games on the
+# compiled build, docs/baselines.md "The short standard suite"; the first run also installs and
+# compiles): strength with 95% intervals, and where ppo-4p lands in the published table
+# (docs/leaderboard.md).
 # The last line says which build ran.
 run: setup
 	rm -rf runs/benchmark  # the main job's own folder: dune-bench refuses to overwrite a run

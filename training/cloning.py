@@ -9,6 +9,7 @@ final reward; gradients clipped to norm 0.5, one step of the policy's own optimi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -207,3 +208,33 @@ def distill_fit(policy: Any, labels: Any, visit_share: float, batch: int = 4096)
         ),
         "agreement_by_kind": by_kind,
     }
+
+
+def train_with_early_stopping(
+    policy: Any,
+    epochs: int,
+    patience: int,
+    best: dict[str, Any],
+    score: str,
+    one_epoch: Callable[[int], tuple[dict[str, Any], dict[str, Any]]],
+    stats: dict[str, Any],
+) -> dict[str, Any]:
+    """Train epoch by epoch (`one_epoch(epoch)` -> (training figures, held-out fit)) until the
+    held-out `score` has not fallen for more than `patience` epochs, then restore the weights of
+    the best epoch (`best` is the fit before training); `stats` gains every epoch's figures and
+    the best fit. One loop for every imitation loss (behaviour cloning, distillation)."""
+    import copy
+
+    best_state, waited = copy.deepcopy(policy.state_dict()), 0
+    for epoch in range(epochs):
+        trained, fit = one_epoch(epoch)
+        stats[f"epoch{epoch}"] = {**trained, **fit}
+        if fit[score] < best[score]:
+            best, best_state, waited = fit, copy.deepcopy(policy.state_dict()), 0
+        else:
+            waited += 1
+            if waited > patience:
+                break
+    policy.load_state_dict(best_state)
+    stats["best"] = best
+    return stats

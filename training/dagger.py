@@ -27,7 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from training.cloning import Decisions, clone_epoch, held_out_fit, kind_weights
+from training.cloning import (
+    Decisions,
+    clone_epoch,
+    held_out_fit,
+    kind_weights,
+    train_with_early_stopping,
+)
 from training.fields import ImitationFields, RunFields
 
 HELDOUT_SEED_OFFSET = 500_000_000
@@ -138,8 +144,6 @@ def fit_lineup_round(
     """Fine-tune on the last round's data plus a replay sample of the earlier rounds', epoch by
     epoch until the held-out NLL stops falling (`bc_patience`), keeping the best epoch's
     weights; the statistics of every epoch (training NLL, held-out NLL and agreement)."""
-    import copy
-
     new, heldout = rounds[-1]
     rng = np.random.default_rng([seed, len(rounds)])
     data = new
@@ -153,22 +157,17 @@ def fit_lineup_round(
     }
     best = held_out_fit(model, heldout)
     stats["epoch_start"] = best
-    best_state, waited = copy.deepcopy(model.policy.state_dict()), 0
     weights = kind_weights(data.kinds, imitation.bc_kind_weights)
-    for epoch in range(imitation.bc_epochs):
+
+    def one_epoch(epoch: int) -> tuple[dict[str, Any], dict[str, Any]]:
         train_nll, _ = clone_epoch(model.policy, data, batch_size, rng, weights)
         fit = held_out_fit(model, heldout)
-        stats[f"epoch{epoch}"] = {"train_nll": train_nll, **fit}
         print(
             f"imitation round {len(rounds) - 1} epoch {epoch}: train nll {train_nll:.3f}, held-out "
             f"nll {fit['nll']:.3f}, agreement {fit['agreement']:.1%}"
         )
-        if fit["nll"] < best["nll"]:
-            best, best_state, waited = fit, copy.deepcopy(model.policy.state_dict()), 0
-        else:
-            waited += 1
-            if waited > imitation.bc_patience:
-                break
-    model.policy.load_state_dict(best_state)
-    stats["best"] = best
-    return stats
+        return {"train_nll": train_nll}, fit
+
+    return train_with_early_stopping(
+        model.policy, imitation.bc_epochs, imitation.bc_patience, best, "nll", one_epoch, stats
+    )

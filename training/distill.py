@@ -390,9 +390,13 @@ def fit_round(cfg: DistillConfig, model: Any, files: RoundFiles, round_: int) ->
     """Fit the student on the data of the rounds in the window, epoch by epoch until round
     `round_`'s held-out cross-entropy stops falling; the best epoch's weights are kept.  The
     statistics: samples, each epoch's training and held-out figures, the best."""
-    import copy
 
-    from training.cloning import distill_epoch, distill_fit, kind_weights
+    from training.cloning import (
+        distill_epoch,
+        distill_fit,
+        kind_weights,
+        train_with_early_stopping,
+    )
     from training.search_labels import Labels
     from training.search_labels import load_round as load_labels
 
@@ -412,28 +416,23 @@ def fit_round(cfg: DistillConfig, model: Any, files: RoundFiles, round_: int) ->
         f"distill round {round_}: {data.size:,} decisions; held-out before: cross-entropy "
         f"{best['cross_entropy']:.3f}, agreement {best['agreement']:.1%} with the teacher"
     )
-    best_state, waited = copy.deepcopy(model.policy.state_dict()), 0
     rows = np.arange(data.size)
-    for epoch in range(d.epochs):
+
+    def one_epoch(epoch: int) -> tuple[dict[str, Any], dict[str, Any]]:
         ce, mse = distill_epoch(
             model.policy, data, rows, d.distill_batch_size, rng, d.visit_share, weights
         )
         fit = distill_fit(model.policy, heldout, d.visit_share)
-        stats[f"epoch{epoch}"] = {"train_cross_entropy": ce, "train_value_mse": mse, **fit}
         print(
             f"distill round {round_} epoch {epoch}: train {ce:.3f}, held-out cross-entropy "
             f"{fit['cross_entropy']:.3f}, agreement {fit['agreement']:.1%} with the teacher, "
             f"{fit['agreement_with_strategist']:.1%} with the strategist"
         )
-        if fit["cross_entropy"] < best["cross_entropy"]:
-            best, best_state, waited = fit, copy.deepcopy(model.policy.state_dict()), 0
-        else:
-            waited += 1
-            if waited > d.patience:
-                break
-    model.policy.load_state_dict(best_state)
-    stats["best"] = best
-    return stats
+        return {"train_cross_entropy": ce, "train_value_mse": mse}, fit
+
+    return train_with_early_stopping(
+        model.policy, d.epochs, d.patience, best, "cross_entropy", one_epoch, stats
+    )
 
 
 # --- 4. The learning curve -----------------------------------------------------------------------
