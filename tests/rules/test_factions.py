@@ -1289,6 +1289,7 @@ def test_gld_3_uncommitted_units_of_a_lost_battle_go_to_the_card() -> None:
 
 
 def test_gld_3_evacuation_when_the_guild_attacks_and_loses() -> None:
+    """GLD-3: the Guild's uncommitted units lost in a lost battle go to its card, not reserve."""
     game = (
         Scenario([ATR, HAR, GLD])
         .units(GLD, Region.ARRAKEEN, 3)
@@ -1419,6 +1420,8 @@ def test_bg_2_no_consent_needed_to_land_in_the_allys_regions(active: int) -> Non
 def test_bg_3_prana_bindu_poison_cannot_target_bene_gesserit(
     face: int, bg_targetable: bool
 ) -> None:
+    """BG-3 (KANLY-3 names it BG-4, a numbering slip of RULES.md: the Bene Gesserit rules end at
+    BG-3): Poison never targets Bene Gesserit units; Crysknife and Hunter-seeker may."""
     game = (
         Scenario([ATR, HAR, FRE, COR, BG])
         .units(BG, Region.ARRAKEEN, 1)
@@ -1487,6 +1490,8 @@ def test_smg_1_polar_cap_and_leader_need_two_spice() -> None:
 
 
 def test_smg_2_running_rat_any_unoccupied_region_as_target() -> None:
+    """SMG-2: the Smugglers may take any unoccupied region not in the storm as their movement
+    target instead of the die's."""
     game = (
         Scenario(SIX)
         .units(SMG, Region.SIETCH_TABR, 2)
