@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import TypeAlias
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -59,6 +60,19 @@ def _faction_text(state: GameState, faction: int) -> str:
     return f"{FACTION_NAMES[faction]} (seat {state.faction_seat[faction]})"
 
 
+def units_text(state: GameState, region: int) -> str:
+    """The units in `region` by faction, e.g. "Atr 2+1S, Hark 3" (+nS: elite); "-" if none."""
+    parts = []
+    for faction in range(len(FACTION_NAMES)):
+        u = state.units[faction]
+        regular, elite = u[uidx(region, 0)], u[uidx(region, 1)]
+        if regular or elite:
+            parts.append(
+                f"{SHORT_FACTION_NAMES[faction]} {regular}" + (f"+{elite}S" if elite else "")
+            )
+    return ", ".join(parts) or "-"
+
+
 def render_ansi(state: GameState) -> str:
     """A plain-text picture of the public state."""
     s = state
@@ -83,18 +97,10 @@ def render_ansi(state: GameState) -> str:
     for region in range(MAP.num_regions):
         sector = MAP.sectors[region]
         token = s.region_token[region]
-        parts = []
-        for faction in range(len(FACTION_NAMES)):
-            u = s.units[faction]
-            regular, elite = u[uidx(region, 0)], u[uidx(region, 1)]
-            if regular or elite:
-                parts.append(
-                    f"{SHORT_FACTION_NAMES[faction]} {regular}" + (f"+{elite}S" if elite else "")
-                )
         flags = ("*" if MAP.strategic[region] else " ") + ("~" if sector == s.storm_sector else " ")
         lines.append(
             f"{MAP.names[region]:<16}{sector if sector else '-':>4}{flags}"
-            f"{TOKEN_NAMES[token] if token >= 0 else '-':<12}{', '.join(parts) or '-'}"
+            f"{TOKEN_NAMES[token] if token >= 0 else '-':<12}{units_text(s, region)}"
         )
     lines.append("(* strategic, ~ in the storm)")
     lines.append("")
@@ -176,8 +182,11 @@ def anchor(region: int) -> tuple[float, float]:
     return _CENTRE + radius * math.cos(angle), _CENTRE + radius * math.sin(angle)
 
 
+Font: TypeAlias = ImageFont.ImageFont | ImageFont.FreeTypeFont
+
+
 @lru_cache(maxsize=4)
-def _font(size: int = _FONT_SIZE) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+def _font(size: int = _FONT_SIZE) -> Font:
     """Pillow's bundled scalable font at a readable size (the bitmap fallback without FreeType)."""
     try:
         return ImageFont.load_default(size=size)
@@ -301,9 +310,7 @@ def render_rgb(state: GameState) -> np.ndarray:
     return np.asarray(image, dtype=np.uint8).copy()
 
 
-def _draw_map(
-    draw: ImageDraw.ImageDraw, s: GameState, font: ImageFont.ImageFont | ImageFont.FreeTypeFont
-) -> None:
+def _draw_map(draw: ImageDraw.ImageDraw, s: GameState, font: Font) -> None:
     """The storm sector hatched, and in each region its property token and unit counts."""
     # storm
     start = -120 + (s.storm_sector - 1) * 60
@@ -334,11 +341,7 @@ def _draw_map(
 
 
 def _draw_dice_and_pool(
-    draw: ImageDraw.ImageDraw,
-    s: GameState,
-    font: ImageFont.ImageFont | ImageFont.FreeTypeFont,
-    px: int,
-    y: int,
+    draw: ImageDraw.ImageDraw, s: GameState, font: Font, px: int, y: int
 ) -> int:
     """The panel's first lines from `y`: round and storm, dice, pool and target; the y after."""
     draw.text(
@@ -382,13 +385,7 @@ def _draw_dice_and_pool(
     return y + 28
 
 
-def _draw_seats(
-    draw: ImageDraw.ImageDraw,
-    s: GameState,
-    font: ImageFont.ImageFont | ImageFont.FreeTypeFont,
-    px: int,
-    y: int,
-) -> int:
+def _draw_seats(draw: ImageDraw.ImageDraw, s: GameState, font: Font, px: int, y: int) -> int:
     """Each seat's faction, marks and units from `y` down; the y after them."""
     small = _font(_SMALL_FONT_SIZE)
     for seat, faction in enumerate(s.seat_faction):

@@ -263,8 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, os.getcwd())
     refusal = _refusal(args)
     if refusal:
-        print(f"dune-bench: {refusal}", file=sys.stderr)
-        return 2
+        return refused(refusal)
     out = args.out if args.out is not None else str(default_out_dir())
     # SIGTERM (a job scheduler, `timeout`) stops the run as Ctrl-C does: summary first.
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -365,15 +364,18 @@ def run_options(args: argparse.Namespace, out: str) -> RunOptions:
     return options
 
 
-def _played(play: Callable[[], Result], again: str) -> Result | int:
-    """`play()`'s result, or the exit code of a run it cannot finish: 2 with one line when the
-    input was bad, 130 when interrupted, saying how to go on (`again`)."""
+def _play_and_report(
+    play: Callable[[], Result], again: str, report: Callable[[Result], int]
+) -> int:
+    """The exit code of `report(play())`, or of a run `play` cannot finish: 2 with one line when
+    the input was bad, 130 when interrupted, saying how to go on (`again`)."""
     try:
-        return play()
+        result = play()
     except bad_input_errors() as exc:
         return refused(exc)
     except KeyboardInterrupt:
         return interrupted(again)
+    return report(result)
 
 
 # --- the benchmark ------------------------------------------------------------------------------
@@ -389,14 +391,9 @@ def _benchmark(args: argparse.Namespace, out: str) -> int:
             options=run_options(args, out),
         )
 
-    result = _played(
-        play,
-        f"the finished games are summarised in {out}/summary.json "
-        f"(continue with --resume --out {out})",
-    )
-    if isinstance(result, int):
-        return result
-    return _report_run(args, result, out)
+    again = f"the finished games are summarised in {out}/summary.json "
+    again += f"(continue with --resume --out {out})"
+    return _play_and_report(play, again, lambda result: _report_run(args, result, out))
 
 
 def print_verdicts(summary: dict[str, Any], names: list[str] | None = None) -> None:
@@ -465,23 +462,21 @@ def _sprt(args: argparse.Namespace, out: str) -> int:
             options=run_options(args, out),
         )
 
-    result = _played(
-        play,
-        f"the test so far is in {out}/summary.json (continue with the same command plus "
-        f"--resume --out {out})",
-    )
-    if isinstance(result, int):
-        return result
-    print(sprt_text(result.summary))
-    print(f"\nreport written to {out}/report.md (LLR trace: {out}/sprt.png)")
-    if result.failures:
-        print(
-            f"{len(result.failures)} game(s) failed, the test stopped; see {out}/failures.txt "
-            f"(--resume plays them again)",
-            file=sys.stderr,
-        )
-        return 1
-    return 0 if result.decision.decision != "undecided" else 3
+    def report(result: SprtResult) -> int:
+        print(sprt_text(result.summary))
+        print(f"\nreport written to {out}/report.md (LLR trace: {out}/sprt.png)")
+        if result.failures:
+            print(
+                f"{len(result.failures)} game(s) failed, the test stopped; see "
+                f"{out}/failures.txt (--resume plays them again)",
+                file=sys.stderr,
+            )
+            return 1
+        return 0 if result.decision.decision != "undecided" else 3
+
+    again = f"the test so far is in {out}/summary.json (continue with the same command plus "
+    again += f"--resume --out {out})"
+    return _play_and_report(play, again, report)
 
 
 # --- the standard suite -------------------------------------------------------------------------
@@ -490,15 +485,12 @@ def _sprt(args: argparse.Namespace, out: str) -> int:
 def _suite(args: argparse.Namespace, out: str) -> int:
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
-        print(f"dune-bench: --out {out} is an existing file, not a folder", file=sys.stderr)
-        return 2
+        return refused(f"--out {out} is an existing file, not a folder")
     if not args.resume and folder.is_dir() and any(folder.iterdir()):
-        print(
-            f"dune-bench: output folder {out} is not empty; pass --resume to continue that "
-            "suite, or choose another --out",
-            file=sys.stderr,
+        return refused(
+            f"output folder {out} is not empty; pass --resume to continue that suite, "
+            "or choose another --out"
         )
-        return 2
 
     def play() -> SuiteResult:
         options = run_options(args, out)
@@ -510,16 +502,17 @@ def _suite(args: argparse.Namespace, out: str) -> int:
         with session:
             return run_suite(args.policies, short=args.suite == "standard-short", options=options)
 
+    def report(result: SuiteResult) -> int:
+        print(result.text)
+        _print_placement(result.summaries, args)
+        print(
+            f"\n{result.games} games in {result.seconds:.1f} s; report written to "
+            f"{out}/suite_report.md"
+        )
+        return 1 if result.failures else 0
+
     again = " ".join([*_suite_args(args), "--resume", "--out", out])
-    result = _played(play, f"the suite was not finished (continue with {again})")
-    if isinstance(result, int):
-        return result
-    print(result.text)
-    _print_placement(result.summaries, args)
-    print(
-        f"\n{result.games} games in {result.seconds:.1f} s; report written to {out}/suite_report.md"
-    )
-    return 1 if result.failures else 0
+    return _play_and_report(play, f"the suite was not finished (continue with {again})", report)
 
 
 def _suite_args(args: argparse.Namespace) -> list[str]:

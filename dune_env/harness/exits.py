@@ -1,9 +1,12 @@
-"""How `dune-bench` ends a run it cannot finish: one line on stderr and the exit code (2 for bad
-input, 130 for an interruption), the same for a single run, a suite and a sequential test."""
+"""How `dune-bench` ends a run it cannot finish (`dune_env.exits`: one line on stderr and the exit
+code, 2 for bad input, 130 for an interruption), the same for a single run, a suite and a
+sequential test."""
 
 from __future__ import annotations
 
-import sys
+from .. import exits
+
+PROGRAM = "dune-bench"
 
 
 def bad_input_errors() -> tuple[type[BaseException], ...]:
@@ -14,11 +17,9 @@ def bad_input_errors() -> tuple[type[BaseException], ...]:
     return (PolicyLoadError, ConfigError, ValueError, TypeError)
 
 
-def refused(exc: BaseException) -> int:
-    print(f"dune-bench: {exc}", file=sys.stderr)
-    return 2
+def refused(problem: object) -> int:
+    return exits.refuse(PROGRAM, problem)
 
 
 def interrupted(what_next: str) -> int:
-    print(f"\ndune-bench: interrupted; {what_next}", file=sys.stderr)
-    return 130
+    return exits.interrupted(PROGRAM, what_next)

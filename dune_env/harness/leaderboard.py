@@ -26,12 +26,13 @@ import argparse
 import json
 import math
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
+from ..exits import interrupted, refuse
 from .suite import PLAYER_COUNTS, SHORT_DEALS, SUITE_NAME, SUITE_VERSION
 
+PROGRAM = "leaderboard"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_MARKDOWN = Path("docs") / "leaderboard.md"
 
@@ -642,12 +643,11 @@ def main(argv: list[str] | None = None) -> int:
     command = None
     if args.run:
         if not args.resume and folder.is_dir() and any(folder.iterdir()):
-            print(
-                f"leaderboard: --out {_plain(folder)} is not empty; add --resume to continue "
-                "that suite, or choose another --out",
-                file=sys.stderr,
+            return refuse(
+                PROGRAM,
+                f"--out {_plain(folder)} is not empty; add --resume to continue that suite, "
+                "or choose another --out",
             )
-            return 2
         from .exits import bad_input_errors
         from .options import RunOptions
         from .suite import run_suite
@@ -658,12 +658,10 @@ def main(argv: list[str] | None = None) -> int:
             )
             run_suite(None, options=options)
         except bad_input_errors() as exc:
-            print(f"leaderboard: {_plain(exc, 500)}", file=sys.stderr)
-            return 2
+            return refuse(PROGRAM, _plain(exc, 500))
         except KeyboardInterrupt:
             again = f"--run --resume --workers {args.workers} --out {folder}"
-            print(f"\nleaderboard: interrupted; continue with {_plain(again)}", file=sys.stderr)
-            return 130
+            return interrupted(PROGRAM, f"continue with {_plain(again)}")
         command = f"dune-bench --suite standard --workers {args.workers} --out {folder}"
     try:
         table = build_table(folder, command)
@@ -677,11 +675,9 @@ def main(argv: list[str] | None = None) -> int:
         write_text_file(data, json.dumps(table, indent=2, sort_keys=True) + "\n")
         write_text_file(markdown, page)
     except LeaderboardError as exc:
-        print(f"leaderboard: {_plain(exc, 500)}", file=sys.stderr)
-        return 2
+        return refuse(PROGRAM, _plain(exc, 500))
     except OSError as exc:
-        print(f"leaderboard: cannot write the table ({_plain(exc, 300)})", file=sys.stderr)
-        return 2
+        return refuse(PROGRAM, f"cannot write the table ({_plain(exc, 300)})")
     print(f"wrote {_plain(markdown)} and {_plain(data)}")
     return 0
 

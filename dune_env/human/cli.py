@@ -17,6 +17,7 @@ import argparse
 import array
 import sys
 
+from ..exits import refuse
 from ..replay.cli import HelpFormatter
 
 
@@ -62,8 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.load:
             session.load(args.load)
     except (PlayError, PolicyLoadError, ConfigError) as exc:
-        print(f"dune-play: {exc}", file=sys.stderr)
-        return 2
+        return refuse("dune-play", exc)
     if args.web:
         from .web import serve
 

@@ -33,7 +33,7 @@ from ..engine.decisions import DecisionKind
 from ..engine.map_data import DEFAULT_MAP
 from ..engine.state import GameState, Phase, uidx
 from ..environment.action_table import action_of, option_of
-from ..environment.render import SHORT_FACTION_NAMES
+from ..environment.render import units_text
 from . import guide, story
 from .session import PlayError, PlaySession
 from .situation import storm_forecast
@@ -149,18 +149,6 @@ def _dice_line(session: PlaySession) -> str:
     return f"Dice: {faction_dice} | {others}{kept}"
 
 
-def _units_text(state: GameState, region: int) -> str:
-    parts = []
-    for faction in range(len(FACTION_NAMES)):
-        u = state.units[faction]
-        regular, elite = u[uidx(region, 0)], u[uidx(region, 1)]
-        if regular or elite:
-            parts.append(
-                f"{SHORT_FACTION_NAMES[faction]} {regular}" + (f"+{elite}S" if elite else "")
-            )
-    return ", ".join(parts) or "-"
-
-
 def _wrap(text: str) -> list[str]:
     """A board line wrapped to the terminal's width (continued lines indented); none if ''."""
     return textwrap.wrap(text, WIDTH, subsequent_indent="  ")
@@ -219,7 +207,7 @@ def _board_head(session: PlaySession) -> list[str]:
 
 def _region_table(state: GameState) -> list[str]:
     """Each region: sector, marks, token, units, neighbours; then what marks and tokens mean."""
-    units = [_units_text(state, region) for region in range(MAP.num_regions)]
+    units = [units_text(state, region) for region in range(MAP.num_regions)]
     width = max(7, *(len(u) + 2 for u in units))
     lines = [f"{'Region':<16}{'Sec':>3} {'':<3} {'Token':<12}{'Units':<{width}}Neighbours"]
     for region in range(MAP.num_regions):

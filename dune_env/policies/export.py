@@ -10,8 +10,9 @@ needs --trust-checkpoints: convert only files you trust, once, and share the saf
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from ..exits import refuse
 
 
 def export_zip(source: str | Path, destination: str | Path) -> Path:
@@ -44,20 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if not Path(args.source).is_file():
-        print(f"export: {args.source!r} does not exist", file=sys.stderr)
-        return 2
+        return refuse("export", f"{args.source!r} does not exist")
     if not args.trust_checkpoints:
-        print(
-            f"export: {args.source!r} is pickle-based and reading it can run arbitrary code; "
+        return refuse(
+            "export",
+            f"{args.source!r} is pickle-based and reading it can run arbitrary code; "
             "add --trust-checkpoints if you trust its source",
-            file=sys.stderr,
         )
-        return 2
     try:
         description = export_zip(args.source, args.destination)
     except (PolicyLoadError, ValueError) as exc:
-        print(f"export: {exc}", file=sys.stderr)
-        return 2
+        return refuse("export", exc)
     print(f"wrote {description.with_suffix('.safetensors')} and {description}")
     return 0
 

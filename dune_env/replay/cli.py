@@ -11,8 +11,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from ..exits import refuse
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -93,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_record:
             Path(args.save_record).write_text(record.to_json())
     except (ReplayError, PolicyLoadError, ConfigError, OSError) as exc:
-        print(f"dune-replay: {exc}", file=sys.stderr)
-        return 2
+        return refuse("dune-replay", exc)
     print(f"wrote {path} ({path.stat().st_size // 1024} KiB, {len(record.options) + 1} decisions)")
     return 0
 

@@ -61,7 +61,12 @@ class ReplayRecord:
 
     @classmethod
     def from_game(
-        cls, game: Game, seed: int, policies: Sequence[str] = (), title: str = ""
+        cls,
+        game: Game,
+        seed: int,
+        policies: Sequence[str] = (),
+        title: str = "",
+        extra: dict[str, Any] | None = None,
     ) -> ReplayRecord:
         """The record of `game`, which was created with `Game(game.config, seed)`."""
         return cls(
@@ -70,6 +75,7 @@ class ReplayRecord:
             seed=seed,
             policies=tuple(policies),
             title=title,
+            extra=dict(extra or {}),
         )
 
     @classmethod
@@ -362,14 +368,7 @@ def benchmark_record(
     else:
         if not failed:
             _check_against_results(game, directory, game_index)
-    return ReplayRecord(
-        config=game.config.to_dict(),
-        options=tuple(game.chosen_options()),
-        seed=spec.seed,
-        policies=tuple(spec.seat_policies),
-        title=title,
-        extra={"benchmark": str(directory), "game": game_index},
-    )
+    return _benchmark_game_record(directory, spec, game, title)
 
 
 def _replayed_record(
@@ -384,14 +383,13 @@ def _replayed_record(
     except NotReplayed as exc:
         raise ReplayError(f"game {spec.index} of decisions.jsonl: {exc}") from None
     _check_against_results(game, directory, spec.index)
-    return ReplayRecord(
-        config=game.config.to_dict(),
-        options=tuple(game.chosen_options()),
-        seed=spec.seed,
-        policies=tuple(spec.seat_policies),
-        title=title,
-        extra={"benchmark": str(directory), "game": spec.index},
-    )
+    return _benchmark_game_record(directory, spec, game, title)
+
+
+def _benchmark_game_record(directory: Path, spec: Any, game: Game, title: str) -> ReplayRecord:
+    """The record of `game`, played as the benchmark game `spec` of the run in `directory`."""
+    extra = {"benchmark": str(directory), "game": spec.index}
+    return ReplayRecord.from_game(game, spec.seed, spec.seat_policies, title, extra)
 
 
 def _recorded_options(

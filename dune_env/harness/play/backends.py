@@ -127,15 +127,8 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
             try:  # foreign code in a child process only, as on the driver (hosts.py)
                 check_loadable([name])
             except Exception as exc:  # e.g. a model file missing on this node
-                return encode_played(
-                    GameFailure(
-                        spec.index,
-                        spec.seed,
-                        f"policy {name!r} could not be loaded on Ray node {_node()}: {exc}",
-                        policy=name,
-                        kind="error",
-                    )
-                )
+                error = f"policy {name!r} could not be loaded on Ray node {_node()}: {exc}"
+                return encode_played(GameFailure.of(spec, error, policy=name))
             _RAY_LOADED.add(name)
         torch = sys.modules.get("torch")
         if torch is not None:  # before forking, as locally: a forked torch thread pool hangs
@@ -282,20 +275,12 @@ class RayBackend:
             data = self.ray.get(ref)
         except Exception as exc:  # the Ray worker or its node died: not a policy's fault
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            failure = GameFailure(
-                spec.index,
-                spec.seed,
-                f"the Ray task of game {spec.index} failed ({type(exc).__name__}: {first})",
-                kind="crash",
-            )
-            return spec, failure
+            error = f"the Ray task of game {spec.index} failed ({type(exc).__name__}: {first})"
+            return spec, GameFailure.of(spec, error, kind="crash")
         try:  # the driver's own spec: what the task says about the game is not asked
             if not isinstance(data, bytes):
                 raise NotReplayed(f"the task returned a {type(data).__name__}, not bytes")
             return spec, decode_played(spec, data)
         except NotReplayed as exc:
-            return spec, GameFailure(
-                spec.index,
-                spec.seed,
-                f"the Ray task of game {spec.index} sent an unusable result: {exc}",
-            )
+            error = f"the Ray task of game {spec.index} sent an unusable result: {exc}"
+            return spec, GameFailure.of(spec, error)

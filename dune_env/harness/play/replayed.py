@@ -108,9 +108,8 @@ def _failure(spec: GameSpec, data: Any) -> GameFailure:
         raise NotReplayed(f"its failure kind {data['kind'][:40]!r} is none of the harness's")
     if data["policy"] and data["policy"] not in spec.seat_policies:
         raise NotReplayed(f"its failure blames {data['policy'][:80]!r}, not a policy of the game")
-    return GameFailure(
-        spec.index,
-        spec.seed,
+    return GameFailure.of(
+        spec,
         data["error"][:MAX_ERROR_CHARS],
         data["detail"][-MAX_DETAIL_CHARS:],
         data["policy"],
@@ -172,9 +171,8 @@ def as_rows(item: Played) -> Item:
     try:
         return spec, derive_rows(spec, result)
     except NotReplayed as exc:
-        return spec, GameFailure(
-            spec.index, spec.seed, f"the decisions sent for game {spec.index} were refused: {exc}"
-        )
+        error = f"the decisions sent for game {spec.index} were refused: {exc}"
+        return spec, GameFailure.of(spec, error)
 
 
 def expected_rows(spec: GameSpec, options: Sequence[int]) -> list[SeatResult]:

@@ -125,29 +125,15 @@ def safe_play(
     try:
         return spec, play_record(spec, max_decisions, status)
     except PolicyActionError as exc:
-        return spec, GameFailure(
-            spec.index, spec.seed, str(exc), traceback.format_exc(), exc.policy, exc.kind
-        )
+        return spec, GameFailure.of(spec, str(exc), traceback.format_exc(), exc.policy, exc.kind)
     except PolicyProcessDied as exc:  # a hosted policy's process died: one lost game
-        return spec, GameFailure(
-            spec.index,
-            spec.seed,
-            f"{exc} in game {spec.index}",
-            traceback.format_exc(),
-            exc.policy,
-            "crash",
-        )
+        error = f"{exc} in game {spec.index}"
+        return spec, GameFailure.of(spec, error, traceback.format_exc(), exc.policy, "crash")
     except (SystemExit, KeyboardInterrupt) as exc:  # raised by a policy: one lost game
         seat = int(status[0]) if status is not None else -1
         policy = spec.seat_policies[seat] if 0 <= seat < len(spec.seat_policies) else ""
         who = f"policy {policy!r} (seat {seat})" if policy else "the game"
-        return spec, GameFailure(
-            spec.index,
-            spec.seed,
-            f"{who} raised {type(exc).__name__}({exc}) in game {spec.index}",
-            traceback.format_exc(),
-            policy,
-            "exit",
-        )
+        error = f"{who} raised {type(exc).__name__}({exc}) in game {spec.index}"
+        return spec, GameFailure.of(spec, error, traceback.format_exc(), policy, "exit")
     except Exception as exc:  # one failing game must not lose the others
-        return spec, GameFailure(spec.index, spec.seed, str(exc), traceback.format_exc())
+        return spec, GameFailure.of(spec, str(exc), traceback.format_exc())

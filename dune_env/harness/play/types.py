@@ -55,6 +55,13 @@ class GameFailure:
     policy: str = ""
     kind: str = "error"
 
+    @classmethod
+    def of(
+        cls, spec: GameSpec, error: str, detail: str = "", policy: str = "", kind: str = "error"
+    ) -> GameFailure:
+        """The failure of the game `spec` (its index and seed)."""
+        return cls(spec.index, spec.seed, error, detail, policy, kind)
+
 
 @dataclass(frozen=True)
 class GameRecord:

@@ -268,13 +268,19 @@ class WorkerPool:
         read) or the engine's step, at least SETUP_TIMEOUT."""
         return self.move_timeout if status[0] >= 0 else max(self.move_timeout, SETUP_TIMEOUT)
 
-    def _unreadable(self, worker: _Worker, what: str) -> GameFailure:
-        """A worker whose message cannot be read: its game fails, the worker is replaced."""
+    def _lost(self, worker: _Worker, error: str, policy: str = "", kind: str = "error") -> Played:
+        """The worker's game fails with `error`; the worker is replaced."""
         spec = worker.spec
         assert spec is not None
         self._replace(worker)
-        what = f"the worker of game {spec.index} sent an unusable result: {what}"
-        return GameFailure(spec.index, spec.seed, what)
+        return spec, GameFailure.of(spec, error, policy=policy, kind=kind)
+
+    def _unreadable(self, worker: _Worker, what: str) -> Played:
+        """A worker whose message cannot be read."""
+        assert worker.spec is not None
+        return self._lost(
+            worker, f"the worker of game {worker.spec.index} sent an unusable result: {what}"
+        )
 
     def _check(self, worker: _Worker) -> Played | None:
         spec = worker.spec
@@ -285,12 +291,12 @@ class WorkerPool:
             except (EOFError, OSError):
                 worker.process.join(1.0)  # the worker died (or sent too much): below
                 if worker.process.is_alive():
-                    return spec, self._unreadable(worker, "a message past the size limit")
+                    return self._unreadable(worker, "a message past the size limit")
             else:
                 try:
                     result = decode_played(spec, data)
                 except NotReplayed as exc:
-                    return spec, self._unreadable(worker, str(exc))
+                    return self._unreadable(worker, str(exc))
                 worker.spec = None
                 return spec, result
         if not worker.process.is_alive():
@@ -298,15 +304,8 @@ class WorkerPool:
             worker.process.join()
             code = worker.process.exitcode
             how = f"was killed by signal {-code}" if code and code < 0 else f"exited ({code})"
-            failure = GameFailure(
-                spec.index,
-                spec.seed,
-                f"the worker process of game {spec.index} {how} while {who} was deciding",
-                policy=policy,
-                kind="crash",
-            )
-            self._replace(worker)
-            return spec, failure
+            error = f"the worker process of game {spec.index} {how} while {who} was deciding"
+            return self._lost(worker, error, policy, "crash")
         started = worker.status[2]
         allowance = self._allowance(worker.status)
         if time.monotonic() - started > allowance:
@@ -314,13 +313,6 @@ class WorkerPool:
             limit = f"the move timeout of {allowance:g} s"
             if allowance != self.move_timeout:
                 limit = f"{allowance:g} s (a policy's loading is allowed {SETUP_TIMEOUT:g} s)"
-            failure = GameFailure(
-                spec.index,
-                spec.seed,
-                f"{who} took longer than {limit} in game {spec.index}; its worker was stopped",
-                policy=policy,
-                kind="timeout",
-            )
-            self._replace(worker)
-            return spec, failure
+            error = f"{who} took longer than {limit} in game {spec.index}; its worker was stopped"
+            return self._lost(worker, error, policy, "timeout")
         return None
