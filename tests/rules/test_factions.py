@@ -1420,8 +1420,8 @@ def test_bg_2_no_consent_needed_to_land_in_the_allys_regions(active: int) -> Non
 def test_bg_3_prana_bindu_poison_cannot_target_bene_gesserit(
     face: int, bg_targetable: bool
 ) -> None:
-    """BG-3 (KANLY-3 names it BG-4, a numbering slip of RULES.md: the Bene Gesserit rules end at
-    BG-3): Poison never targets Bene Gesserit units; Crysknife and Hunter-seeker may."""
+    """BG-3 (the specification's KANLY-3 numbers this rule one higher, a slip: the Bene Gesserit
+    rules end at BG-3): Poison never targets Bene Gesserit units; the other Kanly faces may."""
     game = (
         Scenario([ATR, HAR, FRE, COR, BG])
         .units(BG, Region.ARRAKEEN, 1)
