@@ -8,6 +8,7 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,14 +27,21 @@ UNITS_JS = """() => [...document.querySelectorAll('#map .unit')].map(g => [
     Number(g.dataset.regular), Number(g.dataset.elite)])"""
 
 
-@pytest.fixture
-def server() -> Iterator[PlayServer]:
-    play = PlayServer(PlaySession(4, 0, ["aggressive", "economic", "ppo-4p"], seed=2), port=0)
+@contextmanager
+def serving(session: PlaySession) -> Iterator[PlayServer]:
+    """The session's page served on a free port for the test's duration."""
+    play = PlayServer(session, port=0)
     play.start_in_thread()
     try:
         yield play
     finally:
         play.close()
+
+
+@pytest.fixture
+def server() -> Iterator[PlayServer]:
+    with serving(PlaySession(4, 0, ["aggressive", "economic", "ppo-4p"], seed=2)) as play:
+        yield play
 
 
 def _wait(page: object) -> None:
@@ -259,9 +267,7 @@ def test_dice_before_the_first_roll_read_not_rolled() -> None:
     """SETUP-5: while factions are drafted nobody has rolled: the page says so instead of
     showing blank dice as a roll."""
     session = PlaySession(4, 0, ["random"], seed=3, config={"faction_mode": "draft"})
-    play = PlayServer(session, port=0)
-    play.start_in_thread()
-    try:
+    with serving(session) as play:
         with browser_page() as (page, errors):
             page.goto(play.url)
             page.wait_for_selector("#status[data-your-turn='1']")
@@ -270,8 +276,6 @@ def test_dice_before_the_first_roll_read_not_rolled() -> None:
             assert page.locator("#status-dice .die").count() == 0
             assert "not chosen yet" in (page.text_content("#title") or "")
             assert errors == []
-    finally:
-        play.close()
 
 
 def test_since_your_last_decision_tells_the_bots_turns_condensed(server: PlayServer) -> None:
@@ -306,9 +310,7 @@ def test_what_concerns_you_says_whose_turn_it_was() -> None:
     your last decision, and repeated under "What concerns you" with whose turn it was (who
     killed it)."""
     session = PlaySession(4, 3, ["aggressive", "economic", "strategist"], seed=0)
-    play = PlayServer(session, port=0)
-    play.start_in_thread()
-    try:
+    with serving(session) as play:
         with browser_page() as (page, errors):
             page.goto(play.url)
             page.wait_for_selector("#status[data-your-turn='1']")
@@ -320,8 +322,6 @@ def test_what_concerns_you_says_whose_turn_it_was() -> None:
             said = [re.fullmatch(r"! Round 1, (\w+)'s turn: (Kanly .*)", c) for c in concerns[1:]]
             assert all(said) and [f"! {m.group(2)}" for m in said if m] == kills
             assert errors == []
-    finally:
-        play.close()
 
 
 def test_undo_on_the_page_never_takes_back_a_roll(server: PlayServer) -> None:
@@ -367,9 +367,7 @@ def test_a_note_stays_with_the_decision_it_was_made_at() -> None:
     )
     session = PlaySession(3, 0, ["random"], seed=1)
     session.load_data(game.snapshot())
-    play = PlayServer(session, port=0)
-    play.start_in_thread()
-    try:
+    with serving(session) as play:
         with browser_page() as (page, errors):
             page.goto(play.url)
             page.wait_for_selector("#status[data-your-turn='1']")
@@ -381,5 +379,3 @@ def test_a_note_stays_with_the_decision_it_was_made_at() -> None:
             assert any(t.startswith("--- Round") for t in since[note:])  # the bots played
             assert page.locator("#notices .notice").count() == 0
             assert errors == []
-    finally:
-        play.close()
