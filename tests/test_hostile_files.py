@@ -272,16 +272,22 @@ def _bomb(path: Path) -> Path:
     return path
 
 
-def _huge_shape(path: Path) -> Path:
-    """A small member whose .npy header declares 10**12 values."""
-    arrays = _shipped()
+def _archive(path: Path, arrays: dict[str, np.ndarray], extra: dict[str, bytes]) -> Path:
+    """An .npz-like archive of `arrays` (np.save, pickles allowed) plus raw `extra` members."""
     with zipfile.ZipFile(path, "w") as archive:
         for name, array in arrays.items():
             buffer = io.BytesIO()
             np.save(buffer, array)
             archive.writestr(f"{name}.npy", buffer.getvalue())
-        archive.writestr("w3.npy", _npy_header((1_000_000, 1_000_000)) + b"\0" * 64)
+        for name, data in extra.items():
+            archive.writestr(name, data)
     return path
+
+
+def _huge_shape(path: Path) -> Path:
+    """A small member whose .npy header declares 10**12 values."""
+    huge = _npy_header((1_000_000, 1_000_000)) + b"\0" * 64
+    return _archive(path, _shipped(), {"w3.npy": huge})
 
 
 def _truncated(path: Path) -> Path:
@@ -302,13 +308,8 @@ def _nested(path: Path) -> Path:
 
 
 def _pickled(path: Path) -> Path:
-    arrays = _shipped()
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, array in arrays.items():
-            buffer = io.BytesIO()
-            np.save(buffer, array if name != "w1" else np.array([{"x": 1}], dtype=object))
-            archive.writestr(f"{name}.npy", buffer.getvalue())
-    return path
+    arrays = {**_shipped(), "w1": np.array([{"x": 1}], dtype=object)}
+    return _archive(path, arrays, {})
 
 
 @pytest.mark.parametrize(
