@@ -5,10 +5,8 @@ gigabytes of memory.  This suite also runs on the pure-Python build (Makefile PU
 
 from __future__ import annotations
 
-import csv
 import io
 import json
-import shutil
 import struct
 import zipfile
 from collections.abc import Callable
@@ -25,9 +23,10 @@ from dune_env.harness.runs.outputs import OutputError, prepare_out_dir, read_run
 from dune_env.harness.suite import prepare_suite_dir
 from dune_env.replay.cli import main as replay_main
 
+from .harness.run_folder import Rows, copy_run, read_results, write_results
+
 POLICIES = ["random", "economic"]
 RUN: dict[str, Any] = {"num_players": 3, "games": 9, "seed": 4}
-Rows = list[dict[str, str]]
 
 
 # --- results.csv and decisions.jsonl on --resume (item 3) --------------------------------------
@@ -38,25 +37,6 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("finished") / "run"
     run_benchmark(POLICIES, out_dir=out, plots=False, **RUN)
     return out
-
-
-def _copy(finished_run: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "run"
-    shutil.copytree(finished_run, out)
-    return out
-
-
-def _rows(out: Path) -> tuple[list[str], Rows]:
-    with (out / "results.csv").open(newline="") as handle:
-        reader = csv.DictReader(handle)
-        return list(reader.fieldnames or []), list(reader)
-
-
-def _write_rows(out: Path, fieldnames: list[str], rows: Rows) -> None:
-    with (out / "results.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fieldnames)
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def _resume(out: Path) -> None:
@@ -109,10 +89,10 @@ def test_resume_refuses_a_consistent_forgery(
 ) -> None:
     """Rows that agree with each other and with END-7 but not with the game's decisions: the
     resume replays each game and names the first field that differs (it accepted them)."""
-    out = _copy(finished_run, tmp_path)
-    fieldnames, rows = _rows(out)
+    out = copy_run(finished_run, tmp_path)
+    fieldnames, rows = read_results(out)
     forge(rows)
-    _write_rows(out, fieldnames, rows)
+    write_results(out, fieldnames, rows)
     before = (out / "summary.json").read_text()
     with pytest.raises(OutputError, match=rf"game \d+, seat \d+: {field} is .* but the game's "):
         _resume(out)
@@ -120,11 +100,11 @@ def test_resume_refuses_a_consistent_forgery(
 
 
 def test_resume_refuses_rows_without_their_decisions(finished_run: Path, tmp_path: Path) -> None:
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     (out / "decisions.jsonl").unlink()
     with pytest.raises(OutputError, match="no decisions.jsonl to replay them"):
         _resume(out)
-    out = _copy(finished_run, tmp_path / "b")
+    out = copy_run(finished_run, tmp_path / "b")
     lines = (out / "decisions.jsonl").read_text().splitlines(keepends=True)
     (out / "decisions.jsonl").write_text("".join(lines[1:]))
     with pytest.raises(OutputError, match="game 0 has no line in decisions.jsonl"):
@@ -132,7 +112,7 @@ def test_resume_refuses_rows_without_their_decisions(finished_run: Path, tmp_pat
 
 
 def test_resume_refuses_decisions_that_do_not_replay(finished_run: Path, tmp_path: Path) -> None:
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     lines = (out / "decisions.jsonl").read_text().splitlines(keepends=True)
     record = json.loads(lines[2])
     record["options"] = record["options"][:-3]
@@ -145,7 +125,7 @@ def test_resume_refuses_decisions_that_do_not_replay(finished_run: Path, tmp_pat
 def test_an_untouched_run_resumes_and_keeps_one_line_a_game(
     finished_run: Path, tmp_path: Path
 ) -> None:
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     lines = (out / "results.csv").read_text().splitlines(keepends=True)
     (out / "results.csv").write_text("".join(lines[:-2]))  # the last game cut short
     result = run_benchmark(POLICIES, out_dir=out, plots=False, resume=True, **RUN)
@@ -157,7 +137,7 @@ def test_an_untouched_run_resumes_and_keeps_one_line_a_game(
 
 def test_a_results_line_of_megabytes_is_refused_unread(finished_run: Path, tmp_path: Path) -> None:
     """A 20 MB line (the issue's was 200 MB and took 2 GB) is refused at the line bound."""
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     with (out / "results.csv").open("a") as handle:
         handle.write("1," + "9" * 20_000_000 + "\n")
     with pytest.raises(OutputError, match=r"results\.csv (line \d+ is longer than|has \d+ bytes)"):
@@ -165,7 +145,7 @@ def test_a_results_line_of_megabytes_is_refused_unread(finished_run: Path, tmp_p
 
 
 def test_a_decisions_line_of_megabytes_is_refused(finished_run: Path, tmp_path: Path) -> None:
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     with (out / "decisions.jsonl").open("a") as handle:
         handle.write('{"game": 1, "seed": 1, "options": [' + "1," * 2_000_000 + "1]}\n")
     with pytest.raises(OutputError, match=r"decisions\.jsonl (line \d+ is longer|has \d+ bytes)"):
@@ -182,7 +162,7 @@ def test_run_records_that_are_not_objects_are_one_line_errors(
 ) -> None:
     """run.json / suite_run.json that is a list or nested 100,000 deep: an OutputError naming
     the file (a traceback: AttributeError or RecursionError)."""
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     (out / "run.json").write_text(text)
     with pytest.raises(OutputError, match=r"run\.json (holds a JSON|is nested too deeply)"):
         _resume(out)
@@ -202,7 +182,7 @@ def test_resume_refuses_a_run_folder_that_is_a_symbolic_link(
 ) -> None:
     """Item 7: a run (a suite's line-up) folder that is a link would be written through,
     outside --out; the suite's resume looks at every folder below it."""
-    target = _copy(finished_run, tmp_path / "elsewhere")
+    target = copy_run(finished_run, tmp_path / "elsewhere")
     link = tmp_path / "link"
     link.symlink_to(target, target_is_directory=True)
     with pytest.raises(OutputError, match="is a symbolic link; refusing to write through it"):
@@ -419,7 +399,7 @@ def test_a_benchmark_game_replays_from_its_recorded_decisions(
     loaded (a module:attr line-up needs no trust), and the replay matches results.csv."""
     from dune_env.replay.record import benchmark_record
 
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     record = benchmark_record(out, 4)
     line = json.loads((out / "decisions.jsonl").read_text().splitlines()[4])
     assert line["game"] == 4 and record.options == tuple(line["options"])

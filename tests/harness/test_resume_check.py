@@ -3,9 +3,7 @@ tampered file is refused, naming its first bad row, instead of being summarised 
 
 from __future__ import annotations
 
-import csv
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,10 +13,10 @@ from dune_env.harness import run_benchmark
 from dune_env.harness.cli import main as bench_main
 from dune_env.harness.runs.outputs import OutputError
 
+from .run_folder import Rows, copy_run, read_results, write_results
+
 POLICIES = ["random", "economic"]
 RUN = {"num_players": 3, "games": 6, "seed": 4}
-
-Rows = list[dict[str, str]]
 
 
 @pytest.fixture(scope="module")
@@ -26,25 +24,6 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("finished") / "run"
     run_benchmark(POLICIES, out_dir=out, plots=False, **RUN)  # type: ignore[arg-type]
     return out
-
-
-def _copy(finished_run: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "run"
-    shutil.copytree(finished_run, out)
-    return out
-
-
-def _read(out: Path) -> tuple[list[str], Rows]:
-    with (out / "results.csv").open(newline="") as handle:
-        reader = csv.DictReader(handle)
-        return list(reader.fieldnames or []), list(reader)
-
-
-def _write(out: Path, fieldnames: list[str], rows: Rows) -> None:
-    with (out / "results.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fieldnames)
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def _resume(out: Path) -> None:
@@ -118,10 +97,10 @@ def _wrong_seed(rows: Rows) -> None:
 def test_resume_refuses_a_tampered_results_csv_naming_the_first_bad_row(
     finished_run: Path, tmp_path: Path, tamper: Callable[[Rows], None], message: str
 ) -> None:
-    out = _copy(finished_run, tmp_path)
-    fieldnames, rows = _read(out)
+    out = copy_run(finished_run, tmp_path)
+    fieldnames, rows = read_results(out)
     tamper(rows)
-    _write(out, fieldnames, rows)
+    write_results(out, fieldnames, rows)
     before = (out / "summary.json").read_text()
     with pytest.raises(OutputError, match=r"results\.csv line \d+ \(game -?\d+, seat \d+\): ") as e:
         _resume(out)
@@ -132,24 +111,24 @@ def test_resume_refuses_a_tampered_results_csv_naming_the_first_bad_row(
 def test_resume_of_an_untouched_run_plays_nothing_and_keeps_its_rows(
     finished_run: Path, tmp_path: Path
 ) -> None:
-    out = _copy(finished_run, tmp_path)
-    _, rows = _read(out)
+    out = copy_run(finished_run, tmp_path)
+    _, rows = read_results(out)
     result = run_benchmark(POLICIES, out_dir=out, plots=False, resume=True, **RUN)  # type: ignore[arg-type]
     assert result.summary["games"] == 6
-    assert _read(out)[1] == rows
+    assert read_results(out)[1] == rows
 
 
 def test_resume_replays_a_game_whose_last_row_a_crash_cut_short(
     finished_run: Path, tmp_path: Path
 ) -> None:
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     text = (out / "results.csv").read_text()
     (out / "results.csv").write_text(text[: text.rstrip("\n").rfind(",")])  # mid-row
-    _, rows = _read(_copy(finished_run, tmp_path / "clean"))
+    _, rows = read_results(copy_run(finished_run, tmp_path / "clean"))
     result = run_benchmark(POLICIES, out_dir=out, plots=False, resume=True, **RUN)  # type: ignore[arg-type]
     assert result.summary["games"] == 6
     key = ["game", "seat", "won", "reward", "decisions"]
-    assert sorted([r[k] for k in key] for r in _read(out)[1]) == sorted(
+    assert sorted([r[k] for k in key] for r in read_results(out)[1]) == sorted(
         [r[k] for k in key] for r in rows
     )
 
@@ -157,10 +136,10 @@ def test_resume_replays_a_game_whose_last_row_a_crash_cut_short(
 def test_command_names_the_bad_row_in_one_line(
     finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _copy(finished_run, tmp_path)
-    fieldnames, rows = _read(out)
+    out = copy_run(finished_run, tmp_path)
+    fieldnames, rows = read_results(out)
     _duplicate_row(rows)
-    _write(out, fieldnames, rows)
+    write_results(out, fieldnames, rows)
     argv = ["--policies", *POLICIES, "--players", "3", "--games", "6", "--seed", "4"]
     code = bench_main([*argv, "--out", str(out), "--resume", "--no-progress", "--no-plots"])
     err = capsys.readouterr().err
@@ -173,7 +152,7 @@ def test_a_resume_that_plays_nothing_reports_no_speed(
     finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 21, item 6: the speed counts only the games played in this session."""
-    out = _copy(finished_run, tmp_path)
+    out = copy_run(finished_run, tmp_path)
     argv = ["--policies", *POLICIES, "--players", "3", "--games", "6", "--seed", "4"]
     assert bench_main([*argv, "--out", str(out), "--resume", "--no-progress", "--no-plots"]) == 0
     printed = capsys.readouterr().out
