@@ -4,6 +4,7 @@ give the speed, the verdicts and a chart across player counts."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,8 @@ def test_an_interrupted_suite_resumes_into_the_same_results(
     printed = capsys.readouterr().out
     assert "Strength per player count" in printed and "How to read this" in printed
     report = (whole / "4p" / "report.md").read_text()
-    assert "0.0 games/s" not in report and " games/s on 1 worker(s)" in report
+    speed = re.search(r"([\d.]+) games/s on 1 worker\(s\)", report)
+    assert speed is not None and float(speed.group(1)) > 0, "the report gives the games' speed"
     assert (whole / "suite_strength.png").stat().st_size > 1000
 
     # Interrupted at the 4-player line-up, with the 3-player line-up's last game cut short.
