@@ -257,7 +257,16 @@ def sprt_simulation(runs: int, base: float) -> None:
     points of control-win rate per seat (A's rate base + effect/2, B's base - effect/2), the
     share of each decision and the mean games used, against the fixed-size test of the same
     hypotheses and error rates (at the simulated per-deal SD)."""
-    from dune_env.harness.stats.sprt import H0, H1, SprtDesign, default_block, simulate
+    from numpy.random import default_rng as rng
+
+    from dune_env.harness.stats.sprt import (
+        H0,
+        H1,
+        SprtDesign,
+        default_block,
+        simulate,
+        synthetic_deal_scores,
+    )
 
     for label, games, seats in SIMULATED_DEALS:
         design = SprtDesign(0.0, 0.03, 0.05, 0.05, default_block(games))
@@ -272,7 +281,8 @@ def sprt_simulation(runs: int, base: float) -> None:
         print("|---:|---:|---:|---:|---:|---:|---:|")
         for effect in SIMULATED_EFFECTS:
             pa, pb = base + effect / 2, base - effect / 2
-            result = simulate(design, pa, pb, runs, 4000 // games * 4, 7, games, seats)
+            scores = synthetic_deal_scores(rng(7), pa, pb, runs, 4000 // games * 4, games, seats)
+            result = simulate(design, scores)
             mean, fixed = result["mean_deals"] * games, result["fixed_deals"] * games
             print(
                 f"| {effect:+.1%} | {result[H1]:.1%} | {result[H0]:.1%} "

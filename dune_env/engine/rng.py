@@ -120,6 +120,15 @@ def _below(n: int, h: i64, lo: i64) -> int:
 
 # Interpreted subclasses allowed: `dune_env.openspiel` probes the draws with one.
 @mypyc_attr(allow_interpreted_subclasses=True)
+def _pop_forced(forced: list[int], n: int) -> int:
+    """The next queued outcome (scenarios and tests force chance this way), checked against
+    the event's number of outcomes."""
+    value = forced.pop(0)
+    if not 0 <= value < n:
+        raise ValueError(f"forced outcome {value} is outside [0, {n})")
+    return value
+
+
 class ChanceRng:
     """Counter-based chance: `prefix(*where)` names an event, `below(n, prefix, index)` is
     its `index`-th outcome in [0, n).  `turn_roll` counts the rolls of the current turn (the
@@ -156,10 +165,7 @@ class ChanceRng:
     def below(self, n: int, prefix: i64, index: int = 0) -> int:
         """Outcome `index` of the event `prefix`, uniform in [0, n); forced outcomes first."""
         if self.forced:
-            value = self.forced.pop(0)
-            if not 0 <= value < n:
-                raise ValueError(f"forced outcome {value} is outside [0, {n})")
-            return value
+            return _pop_forced(self.forced, n)
         if not NATIVE_ARITHMETIC:
             return (_mix((prefix ^ index) + _GOLDEN & _MASK64) * n) >> 64
         i: i64 = index
@@ -192,10 +198,7 @@ class DiceRng:
     def below(self, n: int) -> int:
         """A uniform integer in [0, n).  A forced outcome is used first if one is queued."""
         if self.forced:
-            value = self.forced.pop(0)
-            if not 0 <= value < n:
-                raise ValueError(f"forced outcome {value} is outside [0, {n})")
-            return value
+            return _pop_forced(self.forced, n)
         # Lemire-style multiply-shift; the bias for n <= 8 is below 2**-60.
         if not NATIVE_ARITHMETIC:
             return (self.next_u64() * n) >> 64

@@ -78,6 +78,17 @@ def _name(faction: int) -> str:
     return FACTION_NAMES[faction]
 
 
+def _whole(value: int, low: int, high: int, what: str, rule: str = "") -> int:
+    """`value` if it is an int in low..high (not a bool), else a ScenarioError naming `what`,
+    the range and the rule that sets it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScenarioError(f"{what} {value!r} must be an int {low}..{high}")
+    if not low <= value <= high:
+        why = f" ({rule})" if rule else ""
+        raise ScenarioError(f"{what} must be {low}..{high}{why}, not {value}")
+    return int(value)
+
+
 def dice_faces(
     factions: Sequence[int] | None = None,
     region: int | None = None,
@@ -253,13 +264,9 @@ class Scenario:
         f = self._faction(faction)
         if f not in (Faction.CORRINO, Faction.GUILD) and amount:
             raise ScenarioError(f"only Corrino and the Guild store spice, not {_name(f)}")
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise ScenarioError(f"storage amount {amount!r} must be an int")
-        if not 0 <= amount <= STORAGE_CAP:
-            raise ScenarioError(
-                f"storage of {_name(f)} must be 0..{STORAGE_CAP} (COR-2, GLD-1), not {amount}"
-            )
-        self.state.storage[f] = amount
+        self.state.storage[f] = _whole(
+            amount, 0, STORAGE_CAP, f"storage of {_name(f)}", "COR-2, GLD-1"
+        )
         return self
 
     def prediction(self, faction: int) -> Scenario:
@@ -276,19 +283,11 @@ class Scenario:
     # --- turn ----------------------------------------------------------------------------
 
     def storm(self, sector: int) -> Scenario:
-        if isinstance(sector, bool) or not isinstance(sector, int):
-            raise ScenarioError(f"storm sector {sector!r} must be an int 1..{NUM_SECTORS}")
-        if not 1 <= sector <= NUM_SECTORS:
-            raise ScenarioError(f"storm sector must be 1..{NUM_SECTORS}, not {sector}")
-        self.state.storm_sector = int(sector)
+        self.state.storm_sector = _whole(sector, 1, NUM_SECTORS, "storm sector", "MAP-1")
         return self
 
     def round(self, number: int) -> Scenario:
-        if isinstance(number, bool) or not isinstance(number, int):
-            raise ScenarioError(f"round {number!r} must be an int 1..{MAX_ROUNDS}")
-        if not 1 <= number <= MAX_ROUNDS:
-            raise ScenarioError(f"round must be 1..{MAX_ROUNDS} (DEF-3), not {number}")
-        self.state.round = int(number)
+        self.state.round = _whole(number, 1, MAX_ROUNDS, "round", "DEF-3")
         return self
 
     def first(self, faction: int) -> Scenario:
@@ -315,9 +314,7 @@ class Scenario:
 
     def pool(self, amount: int) -> Scenario:
         """Override the spice pool (default: the spice die's value)."""
-        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 <= amount <= 99:
-            raise ScenarioError(f"pool {amount!r} must be an int 0..{_MAX_POOL}")
-        self._pool = amount
+        self._pool = _whole(amount, 0, _MAX_POOL, "pool")
         return self
 
     def ally(self, faction: int, symbol: int | None = None) -> Scenario:

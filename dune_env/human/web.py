@@ -23,7 +23,7 @@ from typing import Any
 from ..engine.decisions import DecisionKind
 from ..environment.action_table import action_of
 from ..replay.frames import meta
-from ..replay.html import asset, embed_json, fill_template
+from ..replay.html import SERVED_CSP, asset, board_page, embed_json
 from ..replay.record import ReplayRecord
 from . import guide
 from .session import PlayError, PlaySession
@@ -118,14 +118,14 @@ def _read_json(rfile: Any, length_header: str | None) -> Any:
 
 
 def page_html(session: PlaySession) -> str:
-    return fill_template(
-        asset("play.html"),
-        {
-            "CSS": asset("viewer.css"),
-            "BOARD_JS": asset("board.js"),
-            "PLAY_JS": asset("play.js"),
-            "META": embed_json(session_meta(session)),
-        },
+    return board_page(
+        "play.html",
+        title="Dune, the Dice Game",
+        csp=SERVED_CSP,
+        css=asset("viewer.css") + asset("play.css"),
+        data_id="meta",
+        data=embed_json(session_meta(session)),
+        page_js=asset("play.js"),
     )
 
 

@@ -37,18 +37,39 @@ def fill_template(template: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
+# The pages load nothing from outside; the web game also talks to the server it came from.
+OFFLINE_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+)
+SERVED_CSP = OFFLINE_CSP.replace("default-src 'none';", "default-src 'none'; connect-src 'self';")
+
+_CONTROLS = "<!-- controls: the header's buttons -->\n"
+_PANELS = "<!-- panels: the column beside the map -->\n"
+
+
+def board_page(
+    fragment: str, *, title: str, csp: str, css: str, data_id: str, data: str, page_js: str
+) -> str:
+    """A page around the map (page.html): `fragment` (an asset) gives the header's controls
+    and the panels beside the map; `data` is embedded JSON (embed_json) under `data_id`."""
+    controls, panels = asset(fragment).split(_CONTROLS, 1)[1].split(_PANELS, 1)
+    values = {"CONTROLS": controls.rstrip("\n"), "PANELS": panels.rstrip("\n")}
+    values |= {"TITLE": html.escape(title), "CSP": csp, "CSS": css, "DATA_ID": data_id}
+    values |= {"DATA": data, "BOARD_JS": asset("board.js"), "PAGE_JS": page_js}
+    return fill_template(asset("page.html"), values)
+
+
 def replay_html(record: ReplayRecord) -> str:
     """The viewer page of `record`."""
     data = build_frames(record)
-    return fill_template(
-        asset("replay.html"),
-        {
-            "CSS": asset("viewer.css"),
-            "BOARD_JS": asset("board.js"),
-            "REPLAY_JS": asset("replay.js"),
-            "TITLE": html.escape(data["meta"]["title"]),
-            "DATA": embed_json(data),
-        },
+    return board_page(
+        "replay.html",
+        title=data["meta"]["title"],
+        csp=OFFLINE_CSP,
+        css=asset("viewer.css"),
+        data_id="replay-data",
+        data=embed_json(data),
+        page_js=asset("replay.js"),
     )
 
 

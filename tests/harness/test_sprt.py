@@ -107,7 +107,8 @@ def test_a_bad_design_is_refused(bad: dict[str, Any]) -> None:
 
 
 def _run(design: SprtDesign, pa: float, pb: float, seed: int, **deal: int) -> dict[str, float]:
-    result = simulate(design, pa, pb, runs=3000, deals=400, seed=seed, **deal)
+    scores = synthetic_deal_scores(np.random.default_rng(seed), pa, pb, 3000, 400, **deal)
+    result = simulate(design, scores)
     assert result[UNDECIDED] < 0.01
     return result
 

@@ -224,28 +224,18 @@ def synthetic_deal_scores(
     return np.asarray((a - b) / (seats_each * games_per_deal), dtype=float)
 
 
-def simulate(
-    design: SprtDesign,
-    pa: float,
-    pb: float,
-    runs: int,
-    deals: int,
-    seed: int,
-    games_per_deal: int = 24,
-    seats_each: int = 1,
-) -> dict[str, float]:
-    """The test on `runs` simulated sequences (synthetic_deal_scores) of at most `deals` deals:
-    the share of each decision, the mean deals used, and the deals of the fixed-size test of
-    the same hypotheses and error rates at the simulated per-deal standard deviation."""
-    x = synthetic_deal_scores(
-        np.random.default_rng(seed), pa, pb, runs, deals, games_per_deal, seats_each
-    )
-    decisions = [decide(row, design) for row in x]
+def simulate(design: SprtDesign, scores: np.ndarray) -> dict[str, float]:
+    """The test on simulated sequences of per-deal scores (runs x deals, e.g. from
+    synthetic_deal_scores): the share of each decision, the mean deals used, and the deals of
+    the fixed-size test of the same hypotheses and error rates at the scores' standard
+    deviation."""
+    decisions = [decide(row, design) for row in scores]
+    runs = len(decisions)
     rates = {k: sum(d.decision == k for d in decisions) / runs for k in (H1, H0, UNDECIDED)}
     return {
         **rates,
         "mean_deals": float(np.mean([d.deals for d in decisions])),
-        "fixed_deals": fixed_sample_deals(float(x.std()), design),
+        "fixed_deals": fixed_sample_deals(float(scores.std()), design),
     }
 
 
