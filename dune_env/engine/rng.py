@@ -118,8 +118,6 @@ def _below(n: int, h: i64, lo: i64) -> int:
     return ((int(h) * _TWO32 + int(lo)) * n) >> 64  # (any other n: the same formula on ints)
 
 
-# Interpreted subclasses allowed: `dune_env.openspiel` probes the draws with one.
-@mypyc_attr(allow_interpreted_subclasses=True)
 def _pop_forced(forced: list[int], n: int) -> int:
     """The next queued outcome (scenarios and tests force chance this way), checked against
     the event's number of outcomes."""
@@ -129,6 +127,8 @@ def _pop_forced(forced: list[int], n: int) -> int:
     return value
 
 
+# Interpreted subclasses allowed: `dune_env.openspiel` probes the draws with one.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChanceRng:
     """Counter-based chance: `prefix(*where)` names an event, `below(n, prefix, index)` is
     its `index`-th outcome in [0, n).  `turn_roll` counts the rolls of the current turn (the
