@@ -34,7 +34,7 @@ PURE_TESTS := tests/test_engine_bad_input.py tests/test_engine_hardening.py \
 	tests/test_engine_determinism.py tests/test_compiled_build.py tests/test_bad_input_parity.py \
 	tests/test_engine_hardening_round3.py tests/test_hostile_files.py \
 	tests/harness/test_hostile_round3.py tests/policies/test_heuristics_fingerprint.py \
-	tests/env/test_seeded_digest.py
+	tests/env/test_seeded_digest.py tests/test_engine_records.py
 WHEEL_CHECK := build/wheel-check
 
 .PHONY: run play replay test setup setup-dev build clean-build browser lint bench check-wheel \

@@ -257,3 +257,22 @@ def test_malformed_event_is_named(event: list[int], named: str) -> None:
     data["events"][3] = event
     with pytest.raises(SnapshotError, match=f"events\\[3\\].*{named}"):
         Game.restore(data)
+
+
+@pytest.mark.parametrize("players", [3, 5, 8])
+def test_records_hold_plain_ints_and_rows_are_history_rows(players: int) -> None:
+    """The engine's fast paths (rows built with tuple.__new__, events without map(int, ...),
+    IntEnum kinds and phases passed as ints) keep what they store plain: every event value,
+    every row's seat/kind/option/forced and the phase are exact ints, every row a HistoryRow
+    whose fields read by name; the same on both builds (PURE_TESTS)."""
+    game = Game(GameConfig(num_players=players), seed=players)
+    chooser = DiceRng(players)
+    while not game.terminal:
+        options = game.legal_options()
+        game.apply(options[chooser.below(len(options))])
+        assert type(game.state.phase) is int and type(game.state.pending_kind) is int
+    assert game.state.events and {type(v) for e in game.state.events for v in e} == {int}
+    for row in game.state.history:
+        assert type(row) is HistoryRow and row == HistoryRow(*row)
+        assert {type(v) for v in row[:4]} == {int} and isinstance(row.chance, tuple | list)
+    assert game.state.history[1].seat == game.state.history[1][0]

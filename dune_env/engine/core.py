@@ -14,7 +14,7 @@ from typing import Final
 
 from .constants import NO_ONE
 from .decision_spec import DecisionKind
-from .records import HistoryRow
+from .records import history_row
 from .state import GameState, Phase
 
 RunFn = Callable[[GameState], None]
@@ -38,7 +38,7 @@ def legal_yes_no(state: GameState) -> list[int]:
     return [0, 1]
 
 
-def ask(state: GameState, kind: DecisionKind, seat: int) -> None:
+def ask(state: GameState, kind: int, seat: int) -> None:
     state.pending_kind = int(kind)
     state.pending_seat = seat
     state.legal_cache = None
@@ -56,7 +56,9 @@ def ask_known(state: GameState, kind: DecisionKind, seat: int, options: list[int
 
 def emit(state: GameState, *event: int) -> None:
     if state.config.record_events:
-        state.events.append(tuple(map(int, event)))  # (plain ints: no IntEnum, no bool)
+        # Plain ints (no IntEnum, no bool); compiled, int() of an int is free, a call of
+        # `map(int, ...)` is not.
+        state.events.append(tuple([int(value) for value in event]))
 
 
 def draw(state: GameState, n: int, event: int, index: int = 0) -> int:
@@ -69,11 +71,11 @@ def draw(state: GameState, n: int, event: int, index: int = 0) -> int:
     if isinstance(chance, list):
         chance.append(value)
     else:  # the row's first outcome: a new row, open to appends (clones share the old one)
-        history[-1] = HistoryRow(row.seat, row.kind, row.option, row.forced, [*chance, value])
+        history[-1] = history_row(row.seat, row.kind, row.option, row.forced, [*chance, value])
     return value
 
 
-def goto(state: GameState, phase: Phase) -> None:
+def goto(state: GameState, phase: int) -> None:
     state.phase = int(phase)
 
 

@@ -32,7 +32,7 @@ from .constants import (
 from .core import RUNNERS, clear_pending
 from .decisions import APPLY_FNS, LEGAL_FNS, DecisionKind, describe_option
 from .events import render
-from .records import HistoryRow, LastBattle, opening_row
+from .records import LastBattle, history_row, opening_row
 from .shown import shown
 from .state import GameState, Phase
 from .steps.setup import begin_setup
@@ -174,8 +174,9 @@ def _apply_unchecked(state: GameState, option: int, forced: bool = False) -> Non
     history = state.history
     last = history[-1]
     if isinstance(last.chance, list):  # a finished row is frozen: clones share it safely
-        history[-1] = HistoryRow(last.seat, last.kind, last.option, last.forced, tuple(last.chance))
-    history.append(HistoryRow(state.pending_seat, kind, option, int(forced), ()))
+        chance = tuple(last.chance)
+        history[-1] = history_row(last.seat, last.kind, last.option, last.forced, chance)
+    history.append(history_row(state.pending_seat, kind, option, 1 if forced else 0, ()))
     state.decision_count += 1
     clear_pending(state)
     APPLY_FNS[kind](state, option)

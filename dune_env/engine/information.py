@@ -42,7 +42,7 @@ from . import options
 from .constants import NO_ONE, Faction
 from .decisions import SPECS, DecisionKind
 from .game import Game
-from .records import HistoryRow, frozen_history
+from .records import HistoryRow, frozen_history, history_row
 from .rng import ChanceRng, DiceRng
 from .rules import ATTACKER, DEFENDER, legal_prediction, side_factions, side_leader_owners
 from .state import GameState, Phase
@@ -248,7 +248,7 @@ def _row_kind(row: HistoryRow) -> int:
 
 
 def _new_row(seat: int, kind: int, option: int) -> HistoryRow:
-    return HistoryRow(seat, int(kind), option, 0, ())
+    return history_row(seat, int(kind), option, 0, ())
 
 
 def _with_option(row: HistoryRow, option: int) -> HistoryRow:

@@ -94,7 +94,21 @@ class HistoryRow(NamedTuple):
 
     def frozen(self) -> HistoryRow:
         """This row with its chance outcomes as a tuple (a finished row)."""
-        return HistoryRow(self.seat, self.kind, self.option, self.forced, tuple(self.chance))
+        return history_row(self.seat, self.kind, self.option, self.forced, tuple(self.chance))
+
+
+# A NamedTuple's own constructor runs an interpreted __new__; the engine makes a row or two at
+# every decision, so it builds them with tuple.__new__ directly (the same object).
+_TUPLE_NEW: Final[Any] = tuple.__new__
+_HISTORY_ROW: Final[Any] = HistoryRow
+
+
+def history_row(
+    seat: int, kind: int, option: int, forced: int, chance: list[int] | tuple[int, ...]
+) -> HistoryRow:
+    """HistoryRow(seat, kind, option, forced, chance), fast."""
+    row: HistoryRow = _TUPLE_NEW(_HISTORY_ROW, (seat, kind, option, forced, chance))
+    return row
 
 
 HISTORY_ROW_FIELDS: Final = (
@@ -108,7 +122,7 @@ HISTORY_ROW_FIELDS: Final = (
 
 def opening_row() -> HistoryRow:
     """Row 0 of a new game's history: the set-up's chance outcomes are appended to it."""
-    return HistoryRow(NO_ONE, NO_ONE, NO_ONE, 0, ())
+    return history_row(NO_ONE, NO_ONE, NO_ONE, 0, ())
 
 
 def frozen_history(rows: Sequence[HistoryRow | Sequence[int]]) -> list[HistoryRow]:

@@ -159,7 +159,8 @@ class ChanceRng:
         lo = self._key_lo
         for k in where:
             c: i64 = k
-            h, lo = _mix2(*_add_golden(h ^ ((c >> 32) & _M32), lo ^ (c & _M32)))
+            h, lo = _add_golden(h ^ ((c >> 32) & _M32), lo ^ (c & _M32))
+            h, lo = _mix2(h, lo)  # (no *-call: it would go through the Python-level entry)
         return _pack(h, lo)
 
     def below(self, n: int, prefix: i64, index: int = 0) -> int:
@@ -171,7 +172,8 @@ class ChanceRng:
         i: i64 = index
         h = ((prefix >> 32) ^ (i >> 32)) & _M32
         lo = (prefix ^ i) & _M32
-        h, lo = _mix2(*_add_golden(h, lo))
+        h, lo = _add_golden(h, lo)
+        h, lo = _mix2(h, lo)
         return _below(n, h, lo)
 
     def clone(self) -> ChanceRng:
@@ -185,15 +187,29 @@ class ChanceRng:
 class DiceRng:
     """A sequential SplitMix64 generator (policies, determinisation, tools)."""
 
-    __slots__ = ("state", "forced")
+    # The 64-bit state as two 32-bit halves: compiled, they stay machine integers (a whole
+    # state above 2**62 would be an allocated Python int at every draw).
+    __slots__ = ("_hi", "_lo", "forced")
 
     def __init__(self, seed: int = 0, forced: list[int] | None = None) -> None:
-        self.state = _check_seed(seed)
+        seed = _check_seed(seed)
+        self._hi: i64 = seed >> 32
+        self._lo: i64 = seed & _M32
         self.forced: list[int] = list(forced) if forced else []
 
+    @property
+    def state(self) -> int:
+        """The 64-bit state (an unsigned int): the seed of the stream's continuation."""
+        return int(self._hi) * _TWO32 + int(self._lo)
+
     def next_u64(self) -> int:
-        self.state = (self.state + _GOLDEN) & _MASK64
-        return _mix(self.state)
+        h, lo = _add_golden(self._hi, self._lo)
+        self._hi = h
+        self._lo = lo
+        if not NATIVE_ARITHMETIC:
+            return _mix(int(h) * _TWO32 + int(lo))
+        h, lo = _mix2(h, lo)
+        return int(h) * _TWO32 + int(lo)
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n).  A forced outcome is used first if one is queued."""
@@ -202,10 +218,11 @@ class DiceRng:
         # Lemire-style multiply-shift; the bias for n <= 8 is below 2**-60.
         if not NATIVE_ARITHMETIC:
             return (self.next_u64() * n) >> 64
-        state = self.state
-        h, lo = _add_golden((state >> 32) & _M32, state & _M32)
-        self.state = int(h) * _TWO32 + int(lo)
-        return _below(n, *_mix2(h, lo))
+        h, lo = _add_golden(self._hi, self._lo)
+        self._hi = h
+        self._lo = lo
+        h, lo = _mix2(h, lo)
+        return _below(n, h, lo)
 
     def clone(self) -> DiceRng:
         return DiceRng(self.state, self.forced)  # (the state is the seed of its continuation)

@@ -27,7 +27,7 @@ from .constants import (
     UNIT_COUNTS,
 )
 from .decision_spec import DecisionKind
-from .records import ANY_LENGTH, HistoryRow, LastBattle, frozen_history
+from .records import ANY_LENGTH, HistoryRow, LastBattle, frozen_history, history_row
 from .rng import ChanceRng
 
 SNAPSHOT_VERSION: Final = 2  # 2: counter-based chance, rng {seed, turn_roll, forced}
@@ -349,7 +349,7 @@ class GameState:
         if history:
             last = history[-1]
             if isinstance(last.chance, list):  # the open row, which draws append to
-                history[-1] = HistoryRow(
+                history[-1] = history_row(
                     last.seat, last.kind, last.option, last.forced, [*last.chance]
                 )
         self.history = history
