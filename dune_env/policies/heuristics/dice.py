@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Final
 
 from ...engine import GameState
@@ -104,10 +103,17 @@ def choose_fixed(
 
 def is_option(options: list[int], mask: int) -> bool:
     """`mask in options`: found by bisection in the engine's ascending list of up to 127 masks
-    (cheaper than a scan, at every FIX_DICE decision of an MCTS rollout); a list in another
-    order is scanned."""
-    i = bisect_left(options, mask)
-    return (i < len(options) and options[i] == mask) or mask in options
+    (cheaper than a scan, at every FIX_DICE decision of an MCTS rollout; a loop here rather
+    than `bisect.bisect_left`, whose generic call cost as much as the search); a list in
+    another order is scanned."""
+    lo, hi = 0, len(options)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if options[mid] < mask:
+            lo = mid + 1
+        else:
+            hi = mid
+    return (lo < len(options) and options[lo] == mask) or mask in options
 
 
 def die_values(
