@@ -48,8 +48,9 @@ best survivor; ties go to the heuristic's choice.
 
 **Simulations run on the bare state**: the determinised clone's configuration has the event log
 switched off (no policy reads events), and the heuristic's handlers and the engine's
-`apply_legal` are called directly, without the `Game` wrapper, the copy of the legal options
-and the re-check of an option the heuristic took from them; a rollout keeps the die tables of
+`apply_legal` are called directly, by a loop compiled with the heuristics
+(`heuristics.playout.Playout`), without the `Game` wrapper, the copy of the legal options and
+the re-check of an option the heuristic took from them; an iteration keeps the die tables of
 a turn over its dice decisions (`heuristics.dice.fix_dice_in_turn`).  The
 games simulated, hence the decisions, are the same as through the public API (tested;
 `benchmarks/bench_mcts.py --compare-ref` checks it); most of an iteration is the heuristic's
@@ -81,7 +82,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable
 from typing import NamedTuple
 
 from ..engine import Game, GameConfig, GameState, Phase
@@ -95,6 +95,8 @@ from ..engine.rules import strategic_controlled, units, units_on_map
 from .base import SeededPolicy
 from .heuristics import AggressivePolicy, EconomicPolicy, HeuristicPolicy
 from .heuristics import dice as _dice
+from .heuristics.handlers import Handler
+from .heuristics.playout import Playout
 from .heuristics.strategist import StrategistPolicy
 
 _ROLLOUTS: dict[str, type[HeuristicPolicy]] = {
@@ -104,11 +106,6 @@ _ROLLOUTS: dict[str, type[HeuristicPolicy]] = {
 }
 _FIX_DICE = int(DecisionKind.FIX_DICE)
 _GAME_OVER = int(Phase.GAME_OVER)
-# FIX_DICE handlers with a variant that keeps the die tables of a turn across its dice
-# decisions (the same choices, computed once a turn): rollouts use it.
-_FIX_DICE_IN_TURN: dict[object, Callable[..., int]] = {
-    _dice.fix_dice: _dice.fix_dice_in_turn,
-}
 
 # The rollout horizon of the registered `mcts-strategist-N` (issue 34): at 16 iterations as
 # strong as rollouts to the end in 1,008 paired games, and with the die tables kept over a turn
@@ -243,13 +240,7 @@ class MCTSPolicy(SeededPolicy):
         self._last_round = 1 << 30
         self.searched_kinds = SEARCHED_KINDS if searched_kinds is None else searched_kinds
         self.default = _ROLLOUTS[rollout](seed)
-        # The heuristic's handler table, called directly in simulations (see `_decide`), unless
-        # a subclass decides differently.
-        plain = type(self.default).act is HeuristicPolicy.act
-        self._handlers = self.default.handler_table() if plain else None
-        self._fix_in_turn = (
-            None if self._handlers is None else _FIX_DICE_IN_TURN.get(self._handlers[_FIX_DICE])
-        )
+        self._playout = self._simulation(self.default)
         self._quiet_configs: dict[GameConfig, GameConfig] = {}
         self.reuse_tree = reuse_tree
         # After a search: (seat, the history it searched from, the option played, the subtree
@@ -262,6 +253,22 @@ class MCTSPolicy(SeededPolicy):
     def reseed(self, seed: int) -> None:
         super().reseed(seed)
         self._kept = None
+
+    @staticmethod
+    def _simulation(policy: HeuristicPolicy) -> Playout:
+        """The heuristic's play on the bare state (`heuristics.playout`): its handler table,
+        called directly, with the die tables kept over a turn when its dice handler is
+        `dice.fix_dice`; a subclass that decides differently (its own `act`) is asked through
+        a `Game` around the state instead."""
+        if type(policy).act is HeuristicPolicy.act:
+            handlers = policy.handler_table()
+            return Playout(policy.style, handlers, handlers[_FIX_DICE] is _dice.fix_dice)
+
+        def ask(style: object, s: GameState, seat: int, options: list[int]) -> int:
+            return policy.act(Game.from_state(s), seat)
+
+        table: tuple[Handler, ...] = tuple(ask for _ in policy.handler_table())
+        return Playout(policy.style, table, False)
 
     def act(self, game: Game, seat: int) -> int:
         self.last_search = None
@@ -359,6 +366,7 @@ class MCTSPolicy(SeededPolicy):
     ) -> None:
         g = visible_game(game, seat, DiceRng(seed))
         self.default.reseed(seed)
+        self._playout.new_game()
         s = g.state
         s.config = self._quiet(s.config)
         node = root.children.get(first)
@@ -368,19 +376,19 @@ class MCTSPolicy(SeededPolicy):
         g.apply(first[1])
         path = [root, node]
         expanded = node.visits == 0
-        decide = self._decide
+        decide = self._playout.decide
         searched = self.searched_kinds
         while not expanded and s.phase != _GAME_OVER:
             decider = s.pending_seat
             kind = s.pending_kind
             if decider != seat or kind not in searched:
-                apply_legal(s, decide(s, decider))
+                apply_legal(s, decide(s))
                 continue
             options = legal_options(s)
             if len(options) == 1:
                 apply_legal(s, options[0])
                 continue
-            preferred = decide(s, decider)
+            preferred = decide(s)
             candidates = self._candidates(kind, list(options), preferred)
             if len(candidates) == 1:
                 apply_legal(s, preferred)
@@ -433,47 +441,12 @@ class MCTSPolicy(SeededPolicy):
             quiet = self._quiet_configs[config] = dataclasses.replace(config, record_events=False)
         return quiet
 
-    def _decide(self, s: GameState, seat: int) -> int:
-        """`self.default.act` on the bare state: the same choice without the `Game` wrapper
-        and the copy of the legal options (the heuristics never modify them)."""
-        options = legal_options(s)
-        if len(options) == 1:
-            return options[0]
-        if self._handlers is None:
-            return self.default.act(Game.from_state(s), seat)
-        return self._handlers[s.pending_kind](self.default.style, s, seat, options)
-
     def _rollout(self, s: GameState, seat: int) -> float:
-        decide = self._decide
-        limit = self.max_rollout_decisions
-        last_round = self._last_round
-        fix_in_turn = self._fix_in_turn
-        style = self.default.style
-        turn = -1  # the turn (round, active seat) whose die tables `tables` holds
-        tables: dict[int, list[float]] = {}
-        steps = 0
-        while s.phase != _GAME_OVER:
-            if (limit and steps >= limit) or s.round > last_round:
-                values = evaluate(s)
-                break
-            if fix_in_turn is not None and s.pending_kind == _FIX_DICE:
-                # Dice are fixed only in Phase.ROLL, entered only at a turn's start, so
-                # (round, active seat) names one run of dice decisions of this game.
-                options = legal_options(s)
-                if s.round * 8 + s.active_seat != turn:
-                    turn, tables = s.round * 8 + s.active_seat, {}
-                pending = s.pending_seat
-                option = (
-                    options[0]
-                    if len(options) == 1
-                    else fix_in_turn(style, s, pending, options, tables)
-                )
-            else:
-                option = decide(s, s.pending_seat)
-            apply_legal(s, option)
-            steps += 1
-        else:
-            values = list(s.rewards)
+        """Play the heuristic from `s` to the end of the game or the horizon (`rollout_rounds`,
+        `max_rollout_decisions`; `evaluate` scores a position there): `seat`'s reward in
+        [0, 1]."""
+        ended = self._playout.play_out(s, self._last_round, self.max_rollout_decisions)
+        values = list(s.rewards) if ended else evaluate(s)
         win, loss = s.config.win_reward, s.config.loss_reward
         return (values[seat] - loss) / (win - loss) if win != loss else 0.0
 

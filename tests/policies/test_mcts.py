@@ -261,14 +261,35 @@ def test_tree_reuse_is_deterministic_and_off_by_default() -> None:
 
 @pytest.mark.parametrize("rollout", ["aggressive", "economic", "strategist"])
 def test_simulations_decide_as_the_heuristic(rollout: str) -> None:
-    """The bare-state decisions of the simulations are the heuristic's own through `Game`."""
+    """The bare-state decisions of the simulations (`heuristics.playout.Playout`, the die
+    tables kept over each turn's dice decisions) are the heuristic's own through `Game`."""
     policy = MCTSPolicy(seed=0, iterations=1, rollout=rollout)
     game = Game(GameConfig(num_players=5), seed=21)
     while not game.terminal:
         seat = game.state.pending_seat
         option = policy.default.act(game, seat)
-        assert policy._decide(game.state, seat) == option
+        assert policy._playout.decide(game.state) == option
         game.apply(option)
+
+
+def test_simulations_ask_a_heuristic_with_its_own_act_through_game() -> None:
+    """A heuristic subclass that decides in its own `act` (not by the handler table) is asked
+    as it is, through a `Game` around the simulated state."""
+
+    class LastOption(AggressivePolicy):
+        def act(self, game: Game, seat: int) -> int:
+            return game.legal_options()[-1]
+
+    policy = MCTSPolicy(seed=0, iterations=1)
+    playout = policy._simulation(LastOption())
+    game = Game(GameConfig(num_players=4), seed=3)
+    decided = 0
+    while not game.terminal:
+        options = game.legal_options()
+        assert playout.decide(game.state) == options[-1]
+        game.apply(options[-1])
+        decided += 1
+    assert decided > 50
 
 
 def test_search_leaves_the_game_and_its_event_log_alone() -> None:

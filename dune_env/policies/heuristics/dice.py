@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Final
 
 from ...engine import GameState
@@ -32,6 +31,8 @@ from .style import Style
 _TURN_REGION: Final = 0
 _TURN_REGION_WORM: Final = 1  # the spice die shows Shai-Hulud
 _TURN_KANLY: Final = 2  # the Kanly table without its Thumper face
+_TURN_KANLY_FULL: Final = 3  # the Kanly table, +1 when a Thumper would be worth taking
+_TURN_SPICE: Final = 5  # [spice needed before recruits, the Shai-Hulud face's value]
 
 
 def fix_dice(style: Style, s: GameState, seat: int, options: list[int]) -> int:
@@ -63,29 +64,36 @@ def choose_fixed(
     """The dice to fix, given each rolled die's value per face (`values[die][face]`)."""
     k = len(rolled)
     frac = 0.5 if k >= 4 else (0.25 if k >= 2 else 0.0)
+    worm = s.dice_faces[Die.SPICE] == SHAI_HULUD_FACE and Die.SPICE in rolled
     mask = 0
-    gains = []
+    # If no die is good, the die whose reroll gains least (mean - value; the lowest die among
+    # equals), never a spice die showing Shai-Hulud.
+    fallback = -1
+    fallback_gain = 0.0
     for d in rolled:
         table = values[d]
         face = s.dice_faces[d]
-        best = max(table)
-        mean = sum(table) / 6.0
+        # max(table) and sum(table) / 6, added in the same order (the same floats), without
+        # two generic calls at every die of every dice decision of a rollout.
+        best = table[0]
+        total = 0.0
+        for x in table:
+            if x > best:
+                best = x
+            total += x
+        mean = total / 6.0
         value = table[face]
-        gains.append((mean - value, d))
         if best - mean > 1e-9 and value >= mean + frac * (best - mean) - 1e-9:
             mask |= 1 << d
-    worm = s.dice_faces[Die.SPICE] == SHAI_HULUD_FACE and Die.SPICE in rolled
+        gain = mean - value
+        if (fallback < 0 or gain < fallback_gain) and not (d == Die.SPICE and worm):
+            fallback, fallback_gain = d, gain
     if worm and not mask & SPICE_BIT:
         thumper = s.thumpers[me] > 0 and k > 1 and values[Die.SPICE][SHAI_HULUD_FACE] < 0
         if not thumper:
             mask |= SPICE_BIT
-    if mask == 0:
-        gains.sort()
-        for _, d in gains:
-            if d == Die.SPICE and worm:
-                continue
-            mask |= 1 << d
-            break
+    if mask == 0 and fallback >= 0:
+        mask = 1 << fallback
     if not is_option(options, mask):
         mask |= SPICE_BIT if worm else 0
     if not is_option(options, mask):  # pragma: no cover - defensive: every subset above is legal
@@ -95,10 +103,17 @@ def choose_fixed(
 
 def is_option(options: list[int], mask: int) -> bool:
     """`mask in options`: found by bisection in the engine's ascending list of up to 127 masks
-    (cheaper than a scan, at every FIX_DICE decision of an MCTS rollout); a list in another
-    order is scanned."""
-    i = bisect_left(options, mask)
-    return (i < len(options) and options[i] == mask) or mask in options
+    (cheaper than a scan, at every FIX_DICE decision of an MCTS rollout; a loop here rather
+    than `bisect.bisect_left`, whose generic call cost as much as the search); a list in
+    another order is scanned."""
+    lo, hi = 0, len(options)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if options[mid] < mask:
+            lo = mid + 1
+        else:
+            hi = mid
+    return (lo < len(options) and options[lo] == mask) or mask in options
 
 
 def die_values(
@@ -109,13 +124,15 @@ def die_values(
     turn: dict[int, list[float]] | None = None,
 ) -> dict[int, list[float]]:
     """Value of each face of each rolled die for the active faction `me`.  `turn` (see
-    `fix_dice_in_turn`) keeps the region table and the Kanly table's base for the turn's next
-    dice decisions."""
+    `fix_dice_in_turn`) keeps for the turn's next dice decisions what the dice do not decide:
+    the region table, the Kanly table (by whether a Thumper is worth taking) and the spice
+    table's parts."""
     values: dict[int, list[float]] = {}
-    faction_dice = [d for d in rolled if d < 4]
-    if faction_dice:
+    if rolled and rolled[0] < 4:  # `rolled` ascends: a faction die is rolled
         table = faction_die_table(s, me)
-        for d in faction_dice:
+        for d in rolled:
+            if d >= 4:
+                break
             values[d] = table
     if Die.REGION in rolled:
         # Fremen worm riding (FRE-3) makes the region table depend on the spice die.
@@ -127,12 +144,19 @@ def die_values(
                 turn[key] = region
         values[Die.REGION] = region
     if Die.SPICE in rolled:
-        values[Die.SPICE] = spice_die_table(style, s, me)
+        values[Die.SPICE] = spice_die_table(style, s, me, turn)
     if Die.KANLY in rolled:
-        base = None if turn is None else turn.get(_TURN_KANLY)
-        if base is None and turn is not None:
-            base = turn[_TURN_KANLY] = kanly_base_table(style, s, me, True)
-        values[Die.KANLY] = kanly_die_table(style, s, me, base=base)
+        if turn is None:
+            values[Die.KANLY] = kanly_die_table(style, s, me)
+        else:
+            key = _TURN_KANLY_FULL + thumper_wanted(s, me)
+            kanly = turn.get(key)
+            if kanly is None:
+                base = turn.get(_TURN_KANLY)
+                if base is None:
+                    base = turn[_TURN_KANLY] = kanly_base_table(style, s, me, True)
+                kanly = turn[key] = kanly_die_table(style, s, me, base=base)
+            values[Die.KANLY] = kanly
     return values
 
 
@@ -142,11 +166,11 @@ def faction_die_table(s: GameState, me: int) -> list[float]:
         return table
     reserve_units = count(s, me, RESERVE)
     reserve_leaders = s.leaders[me][1]
-    fixed_symbols = [FACTION_DIE_SYMBOLS[s.dice_faces[d]] for d in range(4) if s.dice_fixed[d]]
     if me == Faction.TLEILAX:
         # TLX-1: any symbol may become ours; value the symbol already fixed most often.
         if reserve_units + reserve_leaders == 0:
             return table
+        fixed_symbols = [FACTION_DIE_SYMBOLS[s.dice_faces[d]] for d in range(4) if s.dice_fixed[d]]
         if not fixed_symbols:
             return [0.5] * 6  # no variance: kept as a reroll token
         best = max(set(fixed_symbols), key=fixed_symbols.count)
@@ -154,7 +178,7 @@ def faction_die_table(s: GameState, me: int) -> list[float]:
         for face, symbol in enumerate(FACTION_DIE_SYMBOLS):
             table[face] = 1.0 if symbol == best and room > 0 else 0.0
         return table
-    used = fixed_symbols.count(me)
+    used = fixed_symbol_count(s, me)
     per = 2 if me == Faction.FREMEN else 1
     if used // per < reserve_units or (used == 0 and reserve_leaders):
         for face, symbol in enumerate(FACTION_DIE_SYMBOLS):
@@ -163,35 +187,67 @@ def faction_die_table(s: GameState, me: int) -> list[float]:
     return table
 
 
+def fixed_symbol_count(s: GameState, symbol: int) -> int:
+    """Fixed faction dice showing `symbol`."""
+    n = 0
+    for d in range(4):
+        if s.dice_fixed[d] and FACTION_DIE_SYMBOLS[s.dice_faces[d]] == symbol:
+            n += 1
+    return n
+
+
 def spice_need(s: GameState, me: int) -> int:
     """Spice still needed this turn to land the card and recruit with the fixed dice."""
+    return max(0, spice_need_before_recruits(s, me) + fixed_recruits(s, me))
+
+
+def spice_need_before_recruits(s: GameState, me: int) -> int:
+    """`spice_need` without the recruits of the fixed dice (which change between a turn's dice
+    decisions; this does not)."""
     if me == Faction.SMUGGLERS:
         return min(6, count(s, me, RESERVE) + count(s, me, CARD)) + (2 if s.leaders[me][1] else 0)
-    recruits = sum(
-        1 for d in range(4) if s.dice_fixed[d] and FACTION_DIE_SYMBOLS[s.dice_faces[d]] == me
-    )
-    if me == Faction.FREMEN:
-        recruits //= 2
-    need = count(s, me, CARD) + recruits + 1
     harvest = 2 * sum(
         1
         for r in range(NUM_REGIONS)
         if s.region_token[r] == Token.HARVESTER and count(s, me, r) and not in_storm(s, r)
     )
-    return max(0, need - harvest - s.storage[me])
+    return count(s, me, CARD) + 1 - harvest - s.storage[me]
 
 
-def spice_die_table(style: Style, s: GameState, me: int) -> list[float]:
-    need = spice_need(s, me)
+def fixed_recruits(s: GameState, me: int) -> int:
+    """Recruits the fixed faction dice give `me` (two symbols a unit for the Fremen; none for
+    the Smugglers, whose need does not count them)."""
+    if me == Faction.SMUGGLERS:
+        return 0
+    recruits = fixed_symbol_count(s, me)
+    return recruits // 2 if me == Faction.FREMEN else recruits
+
+
+def spice_die_table(
+    style: Style, s: GameState, me: int, turn: dict[int, list[float]] | None = None
+) -> list[float]:
+    """The spice die's face values: spice up to what is still needed, and Shai-Hulud.  `turn`
+    (see `fix_dice_in_turn`) keeps what the dice do not change."""
+    kept = None if turn is None else turn.get(_TURN_SPICE)
+    if kept is None:
+        kept = [float(spice_need_before_recruits(s, me)), spice_worm_value(s, me)]
+        if turn is not None:
+            turn[_TURN_SPICE] = kept
+    need = max(0, int(kept[0]) + fixed_recruits(s, me))
     w = style.spice_weight
     table = [w * min(face + 1, need) + 0.05 * (face + 1) for face in range(5)]
+    table.append(kept[1])
+    return table
+
+
+def spice_worm_value(s: GameState, me: int) -> float:
+    """The value of the spice die's Shai-Hulud face."""
     worm = -0.3
     if any(s.region_token[r] == Token.HARVESTER and count(s, me, r) for r in range(NUM_REGIONS)):
         worm -= 1.5  # LAND-1: no harvest and a harvester lost
     if me == Faction.FREMEN:
         worm += 1.0  # FRE-3 worm riding
-    table.append(worm)
-    return table
+    return worm
 
 
 def region_die_table(style: Style, s: GameState, me: int) -> list[float]:
@@ -221,10 +277,13 @@ def kanly_die_table(
     computed earlier in the same turn) and the Thumper face, which a Thumper returned during
     the turn's rolls can change (ROLL-4)."""
     table = kanly_base_table(style, s, me, piter_turn) if base is None else base[:]
-    table[KanlyFace.THUMPER] = max(
-        table[KanlyFace.THUMPER], 0.2 * (s.thumpers[me] == 0 and s.thumper_supply > 0)
-    )
+    table[KanlyFace.THUMPER] = max(table[KanlyFace.THUMPER], 0.2 * thumper_wanted(s, me))
     return table
+
+
+def thumper_wanted(s: GameState, me: int) -> bool:
+    """A Thumper is worth taking (a little): `me` has none and the supply has one (ROLL-4)."""
+    return s.thumpers[me] == 0 and s.thumper_supply > 0
 
 
 def kanly_base_table(style: Style, s: GameState, me: int, piter_turn: bool) -> list[float]:

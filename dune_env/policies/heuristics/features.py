@@ -64,6 +64,7 @@ __all__ = [
     "grant_worthwhile",
     "keep_in",
     "kill_value",
+    "kill_value_at",
     "kill_values",
     "landable_adjacent",
     "leader",
@@ -251,7 +252,14 @@ def kill_value(style: Style, s: GameState, me: int, region: int, victim: int, fo
     """Value of killing one `victim` unit in `region` (KANLY-1): more for a sole unit in a
     strategic region of a faction close to winning, more again when it is the style's `focus`
     (`Style.kanly_focus`), whose thin garrisons are worth breaking too."""
-    threat = strategic_count(s, victim)
+    return kill_value_at(style, s, me, region, victim, focus, strategic_count(s, victim))
+
+
+def kill_value_at(
+    style: Style, s: GameState, me: int, region: int, victim: int, focus: int, threat: int
+) -> float:
+    """`kill_value`, given the victim's `threat` (its `strategic_count`, which `kill_values`
+    counts once a victim rather than once a region)."""
     n = count(s, victim, region)
     value = style.kill_base + 0.3 * threat
     if STRATEGIC[region]:
@@ -272,13 +280,17 @@ def kill_values(style: Style, s: GameState, me: int) -> list[float]:
     """Best Kanly kill value under each kill face (KANLY-1..3)."""
     focus = style.kanly_focus(s, me)
     best = [0.0, 0.0, 0.0]
+    threats = [-1] * len(s.seat_faction)  # by seat: the faction's strategic_count, once known
     for region in range(NUM_REGIONS):
         if in_storm(s, region):
             continue
-        for f in s.seat_faction:
+        for seat, f in enumerate(s.seat_faction):
             if f == me or f == s.ally or not count(s, f, region):
                 continue
-            v = kill_value(style, s, me, region, f, focus)
+            threat = threats[seat]
+            if threat < 0:
+                threat = threats[seat] = strategic_count(s, f)
+            v = kill_value_at(style, s, me, region, f, focus, threat)
             for face in KILL_FACES:
                 if v > best[face] and not kanly_protected(s, face, f):
                     best[face] = v
