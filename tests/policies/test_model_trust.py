@@ -117,7 +117,10 @@ def test_dune_bench_refuses_a_pickle_based_model_in_one_line(
 
 def test_trust_reaches_harness_workers_with_each_spec(tmp_path: Path) -> None:
     """--trust-checkpoints marks each spec (a TrustedSpec), which survives pickling into the
-    harness's worker processes; the results stay keyed by the plain path."""
+    harness's worker processes; the results stay keyed by the plain path.  This process has
+    built a torch network first, so the policy host and the load check forked from it inherit
+    a used OpenMP pool: without `hosts.one_torch_thread` in every forked child they hung in
+    the network's initialisation (run alone, this test hung every time)."""
     from dune_env.harness.cli import main
     from dune_env.harness.play.runner import play_game
     from dune_env.match import schedule

@@ -33,6 +33,7 @@ from typing import Any
 
 from ...game_log import NotReplayed
 from ...match import DEFAULT_MAX_DECISIONS, GameSpec
+from .hosts import one_torch_thread
 from .replayed import decode_played, encode_played
 from .types import GameFailure, Played
 
@@ -130,9 +131,7 @@ def _ray_play(spec: GameSpec, move_timeout: float, max_decisions: int, driver_cw
                 error = f"policy {name!r} could not be loaded on Ray node {_node()}: {exc}"
                 return encode_played(GameFailure.of(spec, error, policy=name))
             _RAY_LOADED.add(name)
-        torch = sys.modules.get("torch")
-        if torch is not None:  # before forking, as locally: a forked torch thread pool hangs
-            torch.set_num_threads(1)
+        one_torch_thread()  # before forking, as locally
         for pool in _RAY_POOLS.values():  # fork anew, with the new policies' modules loaded
             pool.close(kill=False)
         _RAY_POOLS.clear()

@@ -87,6 +87,7 @@ class _Child:
         if self.pid == 0:  # the child: never returns into its parent's code
             try:
                 self.conn.close()
+                one_torch_thread()
                 target(child, *args)
             finally:
                 _end_process()
@@ -208,6 +209,17 @@ def _answer(policy: Any, request: tuple[Any, ...], name: str) -> dict[str, Any]:
     return {"returned": {"type": type(option).__name__[:60], "shown": shown(option)[:200]}}
 
 
+def one_torch_thread() -> None:
+    """If torch is loaded, make it run on this process's one thread.  A forked child must not
+    enter the OpenMP thread pool it inherited from a parent that used it: it waits on threads
+    that fork did not copy, for ever (a policy host building a network's orthogonal
+    initialisation hung this way).  One thread per process is also the fastest use of the
+    cores the workers share."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def _host_main(conn: Any, spec: str, worker: int) -> None:
     """A host's life: load the policy once per seat asked, answer requests until the worker
     closes the pipe, exit as the policy asks (sys.exit) or with the worker."""
@@ -227,9 +239,7 @@ def _host_main(conn: Any, spec: str, worker: int) -> None:
         try:
             if request[0] == "load":
                 policies[seat] = load_policy(spec, seed=seat)
-                torch = sys.modules.get("torch")
-                if torch is not None:
-                    torch.set_num_threads(1)  # one thread per process, as the workers
+                one_torch_thread()  # (torch may have been imported by this load)
                 kind = "observation" if type(policies[seat]) is ObservationPolicy else "engine"
                 reply: dict[str, Any] = {"kind": kind}
             else:

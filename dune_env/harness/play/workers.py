@@ -39,6 +39,7 @@ from typing import Any
 
 from ...game_log import NotReplayed
 from ...match import DEFAULT_MAX_DECISIONS, GameSpec
+from .hosts import one_torch_thread
 from .replayed import MAX_MESSAGE_BYTES, decode_played, encode_played
 from .runner import safe_play
 from .types import MAX_DECISIONS_CAP, GameFailure, Played
@@ -116,11 +117,7 @@ def _worker_main(
     _die_with_parent(parent, kernel_signal)
     if output_log is not None:
         _capture_output(output_log)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        # A forked child must not enter the thread pool the parent's torch created (it hangs);
-        # one thread per worker is also the fastest use of the cores.
-        torch.set_num_threads(1)
+    one_torch_thread()
     while True:
         try:
             spec = conn.recv()
