@@ -53,10 +53,20 @@ def board_page(
     """A page around the map (page.html): `fragment` (an asset) gives the header's controls
     and the panels beside the map; `data` is embedded JSON (embed_json) under `data_id`."""
     controls, panels = asset(fragment).split(_CONTROLS, 1)[1].split(_PANELS, 1)
-    values = {"CONTROLS": controls.rstrip("\n"), "PANELS": panels.rstrip("\n")}
-    values |= {"TITLE": html.escape(title), "CSP": csp, "CSS": css, "DATA_ID": data_id}
-    values |= {"DATA": data, "BOARD_JS": asset("board.js"), "PAGE_JS": page_js}
-    return fill_template(asset("page.html"), values)
+    return fill_template(
+        asset("page.html"),
+        {
+            "CSP": csp,
+            "TITLE": html.escape(title),
+            "CSS": css,
+            "CONTROLS": controls.rstrip("\n"),
+            "PANELS": panels.rstrip("\n"),
+            "DATA_ID": data_id,
+            "DATA": data,
+            "BOARD_JS": asset("board.js"),
+            "PAGE_JS": page_js,
+        },
+    )
 
 
 def replay_html(record: ReplayRecord) -> str:
